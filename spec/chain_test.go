@@ -11,10 +11,10 @@ func TestValidationSummary(t *testing.T) {
 	s.Add(&Result{Type: TypeValidation, Valid: false, Severity: SeverityError, Messages: []Message{
 		{Message: "a", Severity: SeverityError}, {Message: "b", Severity: SeverityWarn}, {Message: "c"}}})
 	s.Add(&Result{Type: TypeValidation, Valid: true, Severity: SeverityInfo, Messages: []Message{{Message: "d"}}})
-	s.Add(&Result{Type: TypeValidation, Valid: false})                       // no messages: one error
+	s.Add(&Result{Type: TypeValidation, Valid: false})                         // no messages: one error
 	s.Add(&Result{Type: TypeValidation, Valid: false, Severity: SeverityWarn}) // no messages: one warning
-	s.Add(&Result{Type: TypeValidation, Valid: true})                        // nothing to count
-	s.Add(&Result{Type: TypeMutation, Modified: true})                       // not a validation
+	s.Add(&Result{Type: TypeValidation, Valid: true})                          // nothing to count
+	s.Add(&Result{Type: TypeMutation, Modified: true})                         // not a validation
 	want := ValidationSummary{Errors: 3, Warnings: 2, Infos: 1}
 	if s != want {
 		t.Fatalf("got %+v want %+v", s, want)

@@ -42,23 +42,130 @@ func CheckPayload(event string, phase Phase, payload json.RawMessage) error {
 	if len(need) == 0 {
 		return nil
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &obj); err != nil {
-		return fmt.Errorf("%s %s payload: %w", event, phase, err)
-	}
-	for _, f := range need {
-		v, ok := obj[f.name]
+	// This runs on every mutation a plugin returns, so it scans the top level
+	// in place instead of decoding the payload into a map.
+	var found [4]bool
+	for m := newMembers(payload); ; {
+		key, val, ok := m.next()
 		if !ok {
-			if f.optional {
-				continue
-			}
-			return fmt.Errorf("%s %s payload: %q is required", event, phase, f.name)
+			break
 		}
-		if !f.kind.is(v) {
-			return fmt.Errorf("%s %s payload: %q must be %s", event, phase, f.name, f.kind)
+		for i, f := range need {
+			if keyEquals(key, f.name) {
+				found[i] = true
+				if !f.kind.is(val) {
+					return fmt.Errorf("%s %s payload: %q must be %s", event, phase, f.name, f.kind)
+				}
+			}
+		}
+	}
+	for i, f := range need {
+		if !found[i] && !f.optional {
+			return fmt.Errorf("%s %s payload: %q is required", event, phase, f.name)
 		}
 	}
 	return nil
+}
+
+// members walks the top-level members of a valid JSON object in place.
+type members struct {
+	b []byte
+	i int
+}
+
+func newMembers(obj []byte) members {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return members{}
+	}
+	return members{b: obj, i: i + 1}
+}
+
+// next returns the raw key (without quotes) and raw value of the next member.
+func (m *members) next() (key, val []byte, ok bool) {
+	b := m.b
+	for {
+		m.i = skipSpace(b, m.i)
+		if m.i >= len(b) || b[m.i] == '}' {
+			return nil, nil, false
+		}
+		if b[m.i] != ',' {
+			break
+		}
+		m.i++
+	}
+	ks := m.i
+	m.i = skipString(b, m.i)
+	key = b[ks+1 : m.i-1]
+	m.i = skipSpace(b, skipSpace(b, m.i)+1) // past the colon
+	vs := m.i
+	m.i = skipValue(b, m.i)
+	return key, b[vs:m.i], true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string that starts at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); {
+		switch b[i] {
+		case '\\':
+			i += 2
+		case '"':
+			return i + 1
+		default:
+			i++
+		}
+	}
+	return len(b)
+}
+
+// skipValue returns the index just past the value that starts at b[i].
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(b)
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// keyEquals compares a raw JSON key with name, unescaping only when the key
+// has escapes (rare, so the common case allocates nothing).
+func keyEquals(raw []byte, name string) bool {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == name
+	}
+	var s string
+	if err := json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s); err != nil {
+		return false
+	}
+	return s == name
 }
 
 type jsonKind string

@@ -78,3 +78,31 @@ func TestInvokeParamsJSON(t *testing.T) {
 		t.Fatalf("empty list: %s", lr)
 	}
 }
+
+func TestCheckPayloadTricky(t *testing.T) {
+	tests := []struct {
+		payload string
+		ok      bool
+	}{
+		{`{"arguments":{"name":3},"name":"x"}`, true},         // nested key does not count
+		{`{"arguments":{"name":"x"}}`, false},                 // only nested: missing
+		{`{"a":"}\"{","name":"x"}`, true},                     // braces and quotes inside strings
+		{`{"a":[{"b":"]"}],"name":"x","arguments":{}}`, true}, // nested arrays
+		{`{"n\u0061me":"x"}`, true},                           // escaped key
+		{` { "name" : "x" , "arguments" : { } } `, true},      // white space everywhere
+		{`{"name":"x","arguments":null}`, false},              // wrong kind
+		{`{"name":"x","arguments":{}, "x": 1e10, "y": true, "z":null}`, true},
+	}
+	for _, tt := range tests {
+		err := CheckPayload("tools/call", PhaseRequest, json.RawMessage(tt.payload))
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckPayload(%s) = %v, want ok=%v", tt.payload, err, tt.ok)
+		}
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		_ = CheckPayload("tools/call", PhaseRequest, json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`))
+	})
+	if allocs > 0 {
+		t.Errorf("CheckPayload allocates %v times on a valid payload", allocs)
+	}
+}
