@@ -3,20 +3,16 @@ module github.com/airlock-mcp/airlock
 go 1.25.0
 
 require (
+	github.com/extism/go-pdk v1.1.3
+	github.com/tetratelabs/wazero v1.12.0
+	github.com/urfave/cli/v2 v2.27.7
+	go.uber.org/goleak v1.3.0
+)
+
+require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
-	github.com/dylibso/observe-sdk/go v0.0.0-20240819160327-2d926c5d788a // indirect
-	github.com/extism/go-pdk v1.1.3 // indirect
-	github.com/extism/go-sdk v1.7.1 // indirect
-	github.com/gobwas/glob v0.2.3 // indirect
-	github.com/ianlancetaylor/demangle v0.0.0-20240805132620-81f5be970eca // indirect
-	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
-	github.com/tetratelabs/wabin v0.0.0-20230304001439-f6f874872834 // indirect
-	github.com/tetratelabs/wazero v1.12.0 // indirect
-	github.com/urfave/cli/v2 v2.27.7 // indirect
+	github.com/stretchr/testify v1.9.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	go.opentelemetry.io/proto/otlp v1.3.1 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/sys v0.44.0 // indirect
-	google.golang.org/protobuf v1.34.2 // indirect
 )
