@@ -11,7 +11,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/airlock-mcp/airlock/host/chain"
-	"github.com/airlock-mcp/airlock/host/native"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -658,28 +657,3 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 }
 
-func TestNativeSourceErrors(t *testing.T) {
-	src := native.New()
-	d := spec.Interceptor{Name: "p", Type: spec.TypeSink, Hooks: []spec.Hook{{Events: []string{"tools/call"}, Phase: spec.PhaseRequest}}}
-	src.MustAdd(d, func(context.Context, *spec.InvokeParams) (*spec.Result, error) { panic("kaboom") })
-	if err := src.Add(d, nil); err == nil {
-		t.Fatal("duplicate name accepted")
-	}
-	tests := []struct {
-		p    spec.InvokeParams
-		code int64
-		want string
-	}{
-		{spec.InvokeParams{Name: "nope", Event: "tools/call", Phase: spec.PhaseRequest}, spec.CodeInvalidParams, "unknown interceptor"},
-		{spec.InvokeParams{Name: "p", Event: "tools/list", Phase: spec.PhaseRequest}, spec.CodeInvalidParams, "does not hook"},
-		{spec.InvokeParams{Name: "p", Event: "tools/call", Phase: spec.PhaseResponse}, spec.CodeInvalidParams, "does not hook"},
-		{spec.InvokeParams{Name: "p", Event: "tools/call", Phase: spec.PhaseRequest}, spec.CodeInternalError, "panic: kaboom"},
-	}
-	for _, tt := range tests {
-		_, err := src.Invoke(context.Background(), &tt.p)
-		se, ok := err.(*spec.Error)
-		if !ok || se.Code != tt.code || !strings.Contains(se.Message, tt.want) {
-			t.Errorf("Invoke(%+v) = %v, want code %d containing %q", tt.p, err, tt.code, tt.want)
-		}
-	}
-}
