@@ -656,4 +656,3 @@ func TestConcurrentRuns(t *testing.T) {
 		}
 	}
 }
-
