@@ -183,3 +183,26 @@ func (r *Result) CheckMutation(input json.RawMessage) error {
 func (r *Result) Blocks() bool {
 	return r.Type == TypeValidation && !r.Valid && r.Severity.Blocks()
 }
+
+// CheckResult returns an error unless res is an acceptable answer to p from an
+// interceptor of type typ: it echoes the call ([Result.CheckEcho]); a mutation
+// is honest about "modified" ([Result.CheckMutation]); and a replacement
+// payload is still a valid payload for the event and phase ([CheckPayload]).
+// Every host applies it to what an interceptor returns.
+func CheckResult(res *Result, p *InvokeParams, typ Type) error {
+	if err := res.CheckEcho(p.Name, typ, p.Phase); err != nil {
+		return fmt.Errorf("malformed result: %w", err)
+	}
+	if typ != TypeMutation {
+		return nil
+	}
+	if err := res.CheckMutation(p.Payload); err != nil {
+		return fmt.Errorf("malformed result: %w", err)
+	}
+	if res.Modified {
+		if err := CheckPayload(p.Event, p.Phase, res.Payload); err != nil {
+			return fmt.Errorf("invalid replacement payload: %w", err)
+		}
+	}
+	return nil
+}

@@ -210,18 +210,8 @@ func (r *run) invoke(e *entry, payload json.RawMessage) (spec.Result, *failure) 
 	if res == nil {
 		return spec.Result{}, &failure{reason: "the source returned no result and no error"}
 	}
-	if err := res.CheckEcho(e.desc.Name, e.desc.Type, r.params.Phase); err != nil {
-		return spec.Result{}, &failure{reason: "malformed result: " + err.Error()}
-	}
-	if e.desc.Type == spec.TypeMutation {
-		if err := res.CheckMutation(payload); err != nil {
-			return spec.Result{}, &failure{reason: "malformed result: " + err.Error()}
-		}
-		if res.Modified {
-			if err := spec.CheckPayload(r.params.Event, r.params.Phase, res.Payload); err != nil {
-				return spec.Result{}, &failure{reason: "invalid replacement payload: " + err.Error()}
-			}
-		}
+	if err := spec.CheckResult(res, p, e.desc.Type); err != nil {
+		return spec.Result{}, &failure{reason: err.Error()}
 	}
 	out := *res
 	if out.DurationMs == 0 {
