@@ -1,0 +1,149 @@
+package wasm
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/airlock-mcp/airlock/spec"
+)
+
+// The invocation input is written by hand rather than with encoding/json:
+// the payload (and config and _meta) go through byte for byte, with no
+// re-encoding, and the direct ABI writes the input straight into guest
+// memory, which needs its exact size first. inputSize and appendInput must
+// agree byte for byte; a test checks it.
+
+// inputSize returns the length of appendInput's output for p.
+func inputSize(p *spec.InvokeParams, ctxJSON []byte) int {
+	n := len(`{"name":,"event":,"phase":,"payload":}`) +
+		stringSize(p.Name) + stringSize(p.Event) + stringSize(string(p.Phase)) + rawSize(p.Payload)
+	if len(p.Config) > 0 {
+		n += len(`,"config":`) + len(p.Config)
+	}
+	if p.TimeoutMs != 0 {
+		var b [20]byte
+		n += len(`,"timeoutMs":`) + len(strconv.AppendInt(b[:0], p.TimeoutMs, 10))
+	}
+	if len(ctxJSON) > 0 {
+		n += len(`,"context":`) + len(ctxJSON)
+	}
+	if len(p.Meta) > 0 {
+		n += len(`,"_meta":`) + len(p.Meta)
+	}
+	return n
+}
+
+// appendInput appends the interceptor/invoke params object of p to dst.
+func appendInput(dst []byte, p *spec.InvokeParams, ctxJSON []byte) []byte {
+	dst = append(dst, `{"name":`...)
+	dst = appendString(dst, p.Name)
+	dst = append(dst, `,"event":`...)
+	dst = appendString(dst, p.Event)
+	dst = append(dst, `,"phase":`...)
+	dst = appendString(dst, string(p.Phase))
+	dst = append(dst, `,"payload":`...)
+	dst = appendRaw(dst, p.Payload)
+	if len(p.Config) > 0 {
+		dst = append(dst, `,"config":`...)
+		dst = append(dst, p.Config...)
+	}
+	if p.TimeoutMs != 0 {
+		dst = append(dst, `,"timeoutMs":`...)
+		dst = strconv.AppendInt(dst, p.TimeoutMs, 10)
+	}
+	if len(ctxJSON) > 0 {
+		dst = append(dst, `,"context":`...)
+		dst = append(dst, ctxJSON...)
+	}
+	if len(p.Meta) > 0 {
+		dst = append(dst, `,"_meta":`...)
+		dst = append(dst, p.Meta...)
+	}
+	return append(dst, '}')
+}
+
+// An absent payload is written as null so that the input stays JSON.
+func rawSize(b []byte) int {
+	if len(b) == 0 {
+		return len("null")
+	}
+	return len(b)
+}
+
+func appendRaw(dst, b []byte) []byte {
+	if len(b) == 0 {
+		return append(dst, "null"...)
+	}
+	return append(dst, b...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string, escaping as encoding/json does
+// (minus its HTML escaping, which a plugin does not need): quotes,
+// backslashes, control characters, U+2028/U+2029, and invalid UTF-8 as
+// U+FFFD.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				dst = append(dst, '\\', c)
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
+
+// stringSize is len(appendString(nil, s)) without building it.
+func stringSize(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			case c < 0x20:
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1, r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}
