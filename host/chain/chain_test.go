@@ -656,3 +656,20 @@ func TestConcurrentRuns(t *testing.T) {
 		}
 	}
 }
+
+// panicky is a source whose Invoke panics, as a buggy third-party source might.
+type panicky struct{ listOnly }
+
+func (panicky) Invoke(context.Context, *spec.InvokeParams) (*spec.Result, error) { panic("bug") }
+
+func TestPanickingSourceIsContained(t *testing.T) {
+	src := panicky{listOnly{spec.Interceptor{Name: "p", Type: spec.TypeValidation, Hooks: []spec.Hook{{Events: []string{"*"}, Phase: spec.PhaseRequest}}}}}
+	c, err := chain.New(context.Background(), []chain.Source{src}, chain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, c, spec.PhaseRequest, spec.DirectionSending)
+	if res.Status != spec.StatusValidationFailed || res.AbortedAt.Reason != "panic: bug" {
+		t.Fatalf("status %s abortedAt %+v", res.Status, res.AbortedAt)
+	}
+}

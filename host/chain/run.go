@@ -192,7 +192,7 @@ func (r *run) invoke(e *entry, payload json.RawMessage) (spec.Result, *failure) 
 	p := &spec.InvokeParams{Name: e.desc.Name, Event: r.params.Event, Phase: r.params.Phase,
 		Payload: payload, Config: e.config, TimeoutMs: e.timeoutMs, Context: r.params.Context}
 	start := time.Now()
-	res, err := e.src.Invoke(ctx, p)
+	res, err := SafeInvoke(ctx, e.src, p)
 	took := time.Since(start)
 	if r.ctx.Err() != nil {
 		return spec.Result{}, &failure{reason: spec.ReasonTimeout, chainTimeout: true}
@@ -218,6 +218,17 @@ func (r *run) invoke(e *entry, payload json.RawMessage) (spec.Result, *failure) 
 		out.DurationMs = ms(took)
 	}
 	return out, nil
+}
+
+// SafeInvoke calls src.Invoke and turns a panic into an error: a buggy source
+// must never take the host down. Every caller of a Source should use it.
+func SafeInvoke(ctx context.Context, src Source, p *spec.InvokeParams) (res *spec.Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, fmt.Errorf("panic: %v", v)
+		}
+	}()
+	return src.Invoke(ctx, p)
 }
 
 // record appends the result of e (or a record of its failure) in plan order

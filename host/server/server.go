@@ -1,0 +1,255 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/airlock-mcp/airlock/host/chain"
+	"github.com/airlock-mcp/airlock/host/internal/configschema"
+	"github.com/airlock-mcp/airlock/host/internal/wire"
+	"github.com/airlock-mcp/airlock/spec"
+)
+
+// Options configure a Server. The zero value works.
+type Options struct {
+	// Name and Version are the serverInfo; Name defaults to "airlock".
+	Name, Version string
+	// Logger receives the server's own log; nil discards it.
+	Logger *slog.Logger
+	// MaxTimeout bounds every invocation, whatever timeoutMs asks for; 0 means
+	// 30 seconds. An invocation without timeoutMs gets MaxTimeout.
+	MaxTimeout time.Duration
+}
+
+const defaultMaxTimeout = 30 * time.Second
+
+// Server answers the interceptor protocol for the interceptors of a chain.
+type Server struct {
+	mcp  *mcp.Server
+	opts Options
+	cat  atomic.Pointer[catalog]
+}
+
+// catalog is an immutable name → interceptor index of one chain.
+type catalog struct {
+	list    []spec.Interceptor
+	byName  map[string]int
+	sources []chain.Source
+	schemas []*configschema.Schema
+}
+
+func newCatalog(c *chain.Chain) (*catalog, error) {
+	is := c.Interceptors()
+	cat := &catalog{list: make([]spec.Interceptor, len(is)), byName: make(map[string]int, len(is)),
+		sources: make([]chain.Source, len(is)), schemas: make([]*configschema.Schema, len(is))}
+	for i, it := range is {
+		name := it.Descriptor.Name
+		if _, dup := cat.byName[name]; dup {
+			return nil, fmt.Errorf("server: two interceptors are named %q; names are unique within one host (restrict with an interceptor filter or rename one)", name)
+		}
+		s, err := configschema.Compile(it.Descriptor.ConfigSchema)
+		if err != nil {
+			return nil, fmt.Errorf("server: interceptor %q: %w", name, err)
+		}
+		cat.byName[name] = i
+		cat.list[i] = it.Descriptor
+		cat.sources[i] = it.Source
+		cat.schemas[i] = s
+	}
+	return cat, nil
+}
+
+// New returns a server for the interceptors of c. It fails if two of them
+// share a name or a configSchema does not compile.
+func New(c *chain.Chain, opts Options) (*Server, error) {
+	if opts.Name == "" {
+		opts.Name = "airlock"
+	}
+	if opts.Version == "" {
+		opts.Version = "devel"
+	}
+	if opts.MaxTimeout <= 0 {
+		opts.MaxTimeout = defaultMaxTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	cat, err := newCatalog(c)
+	if err != nil {
+		return nil, err
+	}
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(spec.CapabilityKey, map[string]any{"supportedEvents": spec.SupportedEvents(cat.list)})
+	s := &Server{opts: opts}
+	s.cat.Store(cat)
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version},
+		&mcp.ServerOptions{Capabilities: caps, Logger: opts.Logger})
+	if err := mcp.AddReceivingCustomMethod(s.mcp, spec.MethodList, s.list); err != nil {
+		return nil, err
+	}
+	if err := mcp.AddReceivingCustomMethod(s.mcp, spec.MethodInvoke, s.invoke); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Swap replaces the served interceptors with those of c. Calls already
+// running finish with the old set; new calls see the new one. On error the
+// old set keeps serving.
+func (s *Server) Swap(c *chain.Chain) error {
+	cat, err := newCatalog(c)
+	if err != nil {
+		return err
+	}
+	s.cat.Store(cat)
+	return nil
+}
+
+// MCP returns the underlying go-sdk server, for running it on any transport.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Run serves one session on t (for example &mcp.StdioTransport{}) until the
+// peer disconnects or ctx is done.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.mcp.Run(ctx, t) }
+
+// HTTPHandler serves the protocol over streamable HTTP, one session per
+// client.
+func (s *Server) HTTPHandler() http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil)
+}
+
+func (s *Server) list(_ context.Context, _ *mcp.ServerSession, p *wire.Params) (*wire.ListResult, error) {
+	var lp spec.ListParams
+	if p != nil && len(p.Raw) > 0 && string(p.Raw) != "null" {
+		if err := json.Unmarshal(p.Raw, &lp); err != nil {
+			return nil, rpcError(spec.InvalidParams("", "interceptors/list params: "+err.Error()))
+		}
+	}
+	if lp.Cursor != "" {
+		// This host returns every interceptor in one page, so it never hands
+		// out a cursor, and any cursor is one it does not know.
+		return nil, rpcError(spec.InvalidParams("", fmt.Sprintf("unknown cursor %q", lp.Cursor)))
+	}
+	cat := s.cat.Load()
+	out := &wire.ListResult{Result: spec.ListResult{Interceptors: make([]spec.Interceptor, 0, len(cat.list))}}
+	for i := range cat.list {
+		if lp.Event == "" || cat.list[i].MatchesAnyPhase(lp.Event) {
+			out.Result.Interceptors = append(out.Result.Interceptors, cat.list[i])
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) invoke(ctx context.Context, _ *mcp.ServerSession, p *wire.Params) (*wire.InvokeResult, error) {
+	res, err := s.Invoke(ctx, p.Raw)
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	return &wire.InvokeResult{Result: *res}, nil
+}
+
+// Invoke answers one interceptor/invoke request given its raw params, with
+// the errors of SPEC.md section 1. It is what the protocol handler runs, and
+// what the CLI's invoke command runs without a transport.
+func (s *Server) Invoke(ctx context.Context, raw json.RawMessage) (*spec.Result, *spec.Error) {
+	var p spec.InvokeParams
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, spec.InvalidParams("", "interceptor/invoke needs params")
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		var name struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(raw, &name)
+		return nil, spec.InvalidParams(name.Name, err.Error())
+	}
+	if p.Name == "" {
+		return nil, spec.InvalidParams("", `"name" is required`)
+	}
+	cat := s.cat.Load()
+	i, ok := cat.byName[p.Name]
+	if !ok {
+		return nil, spec.UnknownInterceptor(p.Name)
+	}
+	d := &cat.list[i]
+	if reason := checkParams(&p); reason != "" {
+		return nil, spec.InvalidParams(p.Name, reason)
+	}
+	if !d.Matches(p.Event, p.Phase) {
+		return nil, spec.HookNotCovered(p.Name, p.Event, p.Phase, d.Hooks)
+	}
+	if err := cat.schemas[i].Validate(p.Config); err != nil {
+		return nil, spec.InvalidParams(p.Name, err.Error())
+	}
+	timeout := s.opts.MaxTimeout
+	if p.TimeoutMs > 0 && time.Duration(p.TimeoutMs)*time.Millisecond < timeout {
+		timeout = time.Duration(p.TimeoutMs) * time.Millisecond
+	}
+	ictx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	res, err := chain.SafeInvoke(ictx, cat.sources[i], &p)
+	if err != nil {
+		var se *spec.Error
+		switch {
+		case errors.Is(ictx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
+			errors.As(err, &se) && se.IsTimeout():
+			return nil, spec.InvocationTimeout(p.Name, timeout.Milliseconds(), p.Phase)
+		case errors.As(err, &se):
+			return nil, se
+		}
+		return nil, spec.InvocationFailed(p.Name, err.Error())
+	}
+	if res == nil {
+		return nil, spec.InvocationFailed(p.Name, "the interceptor returned no result")
+	}
+	if err := spec.CheckResult(res, &p, d.Type); err != nil {
+		return nil, spec.InvocationFailed(p.Name, err.Error())
+	}
+	if res.DurationMs == 0 {
+		res.DurationMs = float64(time.Since(start)) / float64(time.Millisecond)
+	}
+	return res, nil
+}
+
+// checkParams returns why p is malformed, or "".
+func checkParams(p *spec.InvokeParams) string {
+	switch {
+	case p.Phase == spec.PhaseBoth:
+		return `phase "both" is authoring sugar and never valid at execution time: use request or response`
+	case !p.Phase.Valid():
+		return fmt.Sprintf("phase %q is not one of request, response", p.Phase)
+	case !spec.Interceptable(p.Event):
+		return fmt.Sprintf("event %q cannot be intercepted", p.Event)
+	case len(p.Payload) == 0:
+		return `"payload" is required`
+	case p.TimeoutMs < 0:
+		return "timeoutMs must not be negative"
+	case len(p.Config) > 0 && p.Config[0] != '{':
+		return "config must be an object"
+	}
+	return ""
+}
+
+// rpcError turns a spec error into the go-sdk's wire error, keeping code and
+// data exactly.
+func rpcError(e *spec.Error) error {
+	we := &jsonrpc.Error{Code: e.Code, Message: e.Message}
+	if e.Data != nil {
+		if raw, ok := e.Data.(json.RawMessage); ok {
+			we.Data = raw
+		} else if b, err := json.Marshal(e.Data); err == nil {
+			we.Data = b
+		}
+	}
+	return we
+}
