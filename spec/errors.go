@@ -27,6 +27,24 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s (%d)", e.Message, e.Code) }
 
+// UnmarshalJSON keeps data as raw JSON, which [Error.IsTimeout] and
+// [Error.Reason] read.
+func (e *Error) UnmarshalJSON(b []byte) error {
+	var w struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*e = Error{Code: w.Code, Message: w.Message}
+	if len(w.Data) > 0 && string(w.Data) != "null" {
+		e.Data = w.Data
+	}
+	return nil
+}
+
 // NameData is the data of an unknown-interceptor error.
 type NameData struct {
 	Name string `json:"name"`

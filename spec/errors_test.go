@@ -41,9 +41,9 @@ func TestErrorJSON(t *testing.T) {
 				t.Fatalf("got %s", b)
 			}
 			// The same error decoded from another peer keeps its meaning.
-			remote := &Error{Code: w.Code, Message: w.Message}
-			if w.Data != nil {
-				remote.Data = w.Data
+			remote := &Error{}
+			if err := json.Unmarshal(b, remote); err != nil || remote.Code != tt.code || (tt.data == "") != (remote.Data == nil) {
+				t.Fatalf("decoded %+v %v", remote, err)
 			}
 			if remote.IsTimeout() != tt.err.IsTimeout() {
 				t.Fatalf("IsTimeout differs after the wire: %v vs %v", remote.IsTimeout(), tt.err.IsTimeout())

@@ -2,10 +2,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,21 +16,31 @@ import (
 )
 
 func main() {
-	if err := newApp(os.Stdout, os.Stderr).Run(os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "airlock:", err)
-		os.Exit(exitCode(err))
+	app := newApp(os.Stdin, os.Stdout, os.Stderr)
+	if err := app.Run(os.Args); err != nil {
+		code := exitCode(err)
+		if msg := err.Error(); msg != "" {
+			fmt.Fprintln(os.Stderr, "airlock:", oneLine(msg))
+		}
+		os.Exit(code)
 	}
 }
 
-func newApp(stdout, stderr io.Writer) *cli.App {
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:  "airlock",
 		Usage: "run MCP interceptors (SEP-2624) as sandboxed WebAssembly plugins",
 		Description: "Airlock loads interceptors — validators, mutators and sinks for MCP messages — from\n" +
 			"WebAssembly modules, runs them with no file system, no network, bounded memory and\n" +
 			"bounded time, and chains them in front of any MCP server.",
+		Reader:    stdin,
 		Writer:    stdout,
 		ErrWriter: stderr,
+		// --remote takes whole command lines, which may contain commas.
+		DisableSliceFlagSeparator: true,
+		// Exit codes are main's business, so that tests can run the app.
+		ExitErrHandler: func(*cli.Context, error) {},
+		Flags:          globalFlags(),
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return fmt.Errorf("unknown command %q (see airlock --help)", c.Args().First())
@@ -35,6 +48,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return cli.ShowAppHelp(c)
 		},
 		Commands: []*cli.Command{
+			serveCommand(),
+			listCommand(),
+			invokeCommand(),
+			chainCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version and the protocol this build implements",
@@ -47,6 +64,32 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	}
 }
 
+// globalFlags are accepted before the command and after it.
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "log `LEVEL`: debug, info, warn or error (logs go to stderr)"},
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log `FORMAT`: text or json"},
+		&cli.StringFlag{Name: "cache-dir", EnvVars: []string{"AIRLOCK_CACHE_DIR"}, Usage: "keep compiled plugins in `DIR` (default: the user cache directory)"},
+	}
+}
+
+// newLogger builds the structured logger of the global flags. Logs go to
+// stderr: stdout belongs to results (and, for serve, to the protocol).
+func newLogger(c *cli.Context) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", c.String("log-level"))
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.String("log-format") {
+	case "text":
+		return slog.New(slog.NewTextHandler(c.App.ErrWriter, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(c.App.ErrWriter, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: use text or json", c.String("log-format"))
+}
+
 // version is the module version when installed with go install, else "devel".
 func version() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
@@ -55,11 +98,32 @@ func version() string {
 	return "devel"
 }
 
+// Exit codes: 0 success, 1 a verdict (a blocked chain, a failed
+// invocation), 2 usage and load errors.
+const (
+	exitBlocked = 1
+	exitUsage   = 2
+)
+
 // exitCode is 2 for usage and load errors; commands that report a verdict
 // return a cli.ExitCoder with their own code.
 func exitCode(err error) int {
-	if ec, ok := err.(cli.ExitCoder); ok {
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
 		return ec.ExitCode()
 	}
-	return 2
+	return exitUsage
+}
+
+// oneLine keeps an error to the single line a person reads first.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		rest := strings.TrimSpace(s[i+1:])
+		s = s[:i]
+		if rest != "" {
+			s += " (" + strings.Join(strings.Fields(rest), " ") + ")"
+		}
+	}
+	return s
 }

@@ -8,7 +8,7 @@ import (
 
 func TestVersionAndHelp(t *testing.T) {
 	var out, errb bytes.Buffer
-	app := newApp(&out, &errb)
+	app := newApp(strings.NewReader(""), &out, &errb)
 	if err := app.Run([]string{"airlock", "version"}); err != nil {
 		t.Fatal(err)
 	}

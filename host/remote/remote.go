@@ -22,8 +22,9 @@ type Host struct {
 }
 
 // Command returns a transport that starts name with args and speaks MCP over
-// its stdin and stdout.
-func Command(name string, args ...string) mcp.Transport {
+// its stdin and stdout. Set the returned transport's Command.Stderr to see
+// the host's log.
+func Command(name string, args ...string) *mcp.CommandTransport {
 	return &mcp.CommandTransport{Command: exec.Command(name, args...)}
 }
 
