@@ -39,7 +39,7 @@ func TestExtismDescribe(t *testing.T) {
 	for _, d := range descs {
 		names = append(names, d.Name)
 	}
-	if got := strings.Join(names, ","); got != "redact,guard,audit,probe,misbehave" {
+	if got := strings.Join(names, ","); got != "redact,redact-fast,guard,audit,probe,misbehave" {
 		t.Fatalf("names = %s", got)
 	}
 	redact := descs[0]
@@ -47,8 +47,8 @@ func TestExtismDescribe(t *testing.T) {
 		redact.Hooks[0].Phase != spec.PhaseRequest || redact.Hooks[1].Phase != spec.PhaseResponse {
 		t.Fatalf(`redact ("both" should expand to request+response) = %+v`, redact)
 	}
-	if descs[2].Mode != spec.ModeAudit || descs[2].Type != spec.TypeSink {
-		t.Fatalf("audit = %+v", descs[2])
+	if descs[3].Mode != spec.ModeAudit || descs[3].Type != spec.TypeSink {
+		t.Fatalf("audit = %+v", descs[3])
 	}
 	// The list is a copy: changing it changes nothing in the plugin.
 	descs[0].Name = "changed"

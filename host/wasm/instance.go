@@ -34,8 +34,9 @@ type instance struct {
 	describeFn, invokeFn api.Function
 	allocFn              api.Function // direct ABI only
 
-	stack [2]uint64
-	in    []byte // Extism input, reused across calls
+	stack   [2]uint64
+	in      []byte // Extism input, reused across calls
+	scratch []byte // result decoding, reused across calls
 }
 
 // newInstance instantiates the plugin's module, sandboxed: no files, no

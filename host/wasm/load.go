@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/airlock-mcp/airlock/abi"
@@ -78,7 +80,9 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 	if err := hostenv.Instantiate(ctx, rt); err != nil {
 		return nil, err
 	}
-	compiled, err := rt.CompileModule(ctx, bin)
+	// A Go plugin is a few MB of code: compile its functions on every core
+	// (only a cache miss pays for it).
+	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), bin)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotWasm, err)
 	}

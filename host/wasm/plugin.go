@@ -68,6 +68,13 @@ func (p *Plugin) descriptor(name string) *spec.Interceptor {
 //
 // The deadline is the plugin's Limits.Timeout, lowered by p.TimeoutMs when
 // set; it includes waiting for a free instance.
+//
+// # Notes
+//
+//   - When a mutation returns the input payload unchanged, the result's
+//     Payload is params.Payload itself (not a copy): treat both as
+//     read-only, as raw JSON usually is.
+//   - params is not modified and not kept after Invoke returns.
 func (p *Plugin) Invoke(ctx context.Context, params *spec.InvokeParams) (*spec.Result, error) {
 	if params == nil {
 		return nil, spec.InvalidParams("", "missing params")
@@ -118,21 +125,18 @@ func (p *Plugin) Invoke(ctx context.Context, params *spec.InvokeParams) (*spec.R
 		return nil, spec.InvocationFailed(params.Name, f.reason)
 	}
 	// Decode before the instance goes back: out lives in its memory.
-	// UnmarshalJSON directly, not json.Unmarshal, which would scan the
-	// output once more before calling it.
-	var r spec.Result
-	err = r.UnmarshalJSON(out)
+	r, err := decodeResult(out, params, &in.scratch)
 	p.pool.Put(in)
 	if err != nil {
 		return nil, spec.InvocationFailed(params.Name, "malformed result: "+err.Error())
 	}
-	if err := spec.CheckResult(&r, params, d.Type); err != nil {
+	if err := spec.CheckResult(r, params, d.Type); err != nil {
 		return nil, spec.InvocationFailed(params.Name, err.Error())
 	}
 	if r.DurationMs == 0 {
 		r.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	}
-	return &r, nil
+	return r, nil
 }
 
 // release puts an instance back after a failure, or discards it when its

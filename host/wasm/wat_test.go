@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/airlock-mcp/airlock/host/wasm"
 	"github.com/airlock-mcp/airlock/spec"
@@ -106,7 +107,10 @@ func TestDirectABIChecks(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := load(t, watModule(t, directWAT(1, c.body)), wasm.Options{Name: "direct-" + c.name})
+			// A generous deadline: unbounded recursion takes a while to
+			// exhaust the stack, more so under -race.
+			p := load(t, watModule(t, directWAT(1, c.body)), wasm.Options{Name: "direct-" + c.name,
+				Limits: wasm.Limits{Timeout: 30 * time.Second}})
 			before := p.Stats()
 			_, err := invoke(t, p, "t", "tools/call", spec.PhaseRequest, `{}`, "")
 			wantFailure(t, err, "t", c.reason)

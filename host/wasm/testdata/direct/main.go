@@ -17,6 +17,7 @@ func main() {}
 func describe() ([]byte, bool) {
 	return []byte(`{"interceptors":[
  {"name":"redact","version":"1.0.0","type":"mutation","hooks":[{"events":["tools/call"],"phase":"both"}]},
+ {"name":"redact-fast","type":"mutation","hooks":[{"events":["tools/call"],"phase":"request"}]},
  {"name":"count","type":"sink","hooks":[{"events":["*"],"phase":"request"}]},
  {"name":"misbehave","type":"validation","hooks":[{"events":["test/misbehave"],"phase":"request"}]}
 ]}`), false
@@ -39,6 +40,12 @@ type mutation struct {
 }
 
 func invoke(in []byte) ([]byte, bool) {
+	if out, ok, err := redactFast(in); ok {
+		if err != nil {
+			return []byte(err.Error()), true
+		}
+		return out, false
+	}
 	var p params
 	if err := json.Unmarshal(in, &p); err != nil {
 		return []byte("bad input: " + err.Error()), true

@@ -22,6 +22,7 @@ func main() {}
 
 const describeOK = `{"interceptors":[
  {"name":"redact","version":"1.0.0","type":"mutation","hooks":[{"events":["tools/call"],"phase":"both"}]},
+ {"name":"redact-fast","type":"mutation","hooks":[{"events":["tools/call"],"phase":"request"}]},
  {"name":"guard","type":"validation","hooks":[{"events":["tools/call"],"phase":"request"}]},
  {"name":"audit","type":"sink","mode":"audit","hooks":[{"events":["*"],"phase":"both"}]},
  {"name":"probe","type":"validation","hooks":[{"events":["tools/list"],"phase":"request"}]},
@@ -93,8 +94,17 @@ type sink struct {
 
 //go:wasmexport invoke
 func invoke() int32 {
+	input := pdk.Input()
+	if out, ok, err := redactFast(input); ok {
+		if err != nil {
+			pdk.SetError(err)
+			return 1
+		}
+		pdk.Output(out)
+		return 0
+	}
 	var p params
-	if err := json.Unmarshal(pdk.Input(), &p); err != nil {
+	if err := json.Unmarshal(input, &p); err != nil {
 		pdk.SetErrorString("bad input: " + err.Error())
 		return 1
 	}
