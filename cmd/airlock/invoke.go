@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/airlock-mcp/airlock/host/chain"
 	"github.com/airlock-mcp/airlock/host/server"
 	"github.com/airlock-mcp/airlock/spec"
 )
@@ -47,7 +48,7 @@ func invokeCommand() *cli.Command {
 			defer l.Close()
 			// The same code path as interceptor/invoke over a transport, so the
 			// CLI gives exactly the protocol's answers and errors.
-			s, err := server.New(l.chain, server.Options{Logger: logger})
+			s, err := server.New(chain.Static(l.chain), server.Options{Logger: logger})
 			if err != nil {
 				return err
 			}

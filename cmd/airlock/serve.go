@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
+	"github.com/airlock-mcp/airlock/host/chain"
 	"github.com/airlock-mcp/airlock/host/server"
 )
 
@@ -35,7 +36,7 @@ func serveCommand() *cli.Command {
 				return err
 			}
 			defer l.Close()
-			s, err := server.New(l.chain, server.Options{Version: version(), Logger: logger})
+			s, err := server.New(chain.Static(l.chain), server.Options{Version: version(), Logger: logger})
 			if err != nil {
 				return err
 			}

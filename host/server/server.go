@@ -34,13 +34,15 @@ const defaultMaxTimeout = 30 * time.Second
 
 // Server answers the interceptor protocol for the interceptors of a chain.
 type Server struct {
-	mcp  *mcp.Server
-	opts Options
-	cat  atomic.Pointer[catalog]
+	mcp      *mcp.Server
+	opts     Options
+	provider chain.Provider
+	cat      atomic.Pointer[catalog] // of the chain last seen
 }
 
 // catalog is an immutable name → interceptor index of one chain.
 type catalog struct {
+	chain   *chain.Chain
 	list    []spec.Interceptor
 	byName  map[string]int
 	sources []chain.Source
@@ -49,7 +51,7 @@ type catalog struct {
 
 func newCatalog(c *chain.Chain) (*catalog, error) {
 	is := c.Interceptors()
-	cat := &catalog{list: make([]spec.Interceptor, len(is)), byName: make(map[string]int, len(is)),
+	cat := &catalog{chain: c, list: make([]spec.Interceptor, len(is)), byName: make(map[string]int, len(is)),
 		sources: make([]chain.Source, len(is)), schemas: make([]*configschema.Schema, len(is))}
 	for i, it := range is {
 		name := it.Descriptor.Name
@@ -68,9 +70,18 @@ func newCatalog(c *chain.Chain) (*catalog, error) {
 	return cat, nil
 }
 
-// New returns a server for the interceptors of c. It fails if two of them
-// share a name or a configSchema does not compile.
-func New(c *chain.Chain, opts Options) (*Server, error) {
+// Check reports whether a server can serve the interceptors of c: names
+// must be unique and every configSchema must compile. A reload checks a new
+// chain with it before swapping it in.
+func Check(c *chain.Chain) error {
+	_, err := newCatalog(c)
+	return err
+}
+
+// New returns a server for the interceptors p provides (chain.Static for a
+// fixed set, a *chain.Live for one that is swapped while serving). It fails
+// if two interceptors share a name or a configSchema does not compile.
+func New(p chain.Provider, opts Options) (*Server, error) {
 	if opts.Name == "" {
 		opts.Name = "airlock"
 	}
@@ -83,16 +94,18 @@ func New(c *chain.Chain, opts Options) (*Server, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	cat, err := newCatalog(c)
+	s := &Server{opts: opts, provider: p}
+	c, release := p.Acquire()
+	cat, err := s.catalogOf(c)
+	release()
 	if err != nil {
 		return nil, err
 	}
 	caps := &mcp.ServerCapabilities{}
 	caps.AddExtension(spec.CapabilityKey, map[string]any{"supportedEvents": spec.SupportedEvents(cat.list)})
-	s := &Server{opts: opts}
-	s.cat.Store(cat)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version},
 		&mcp.ServerOptions{Capabilities: caps, Logger: opts.Logger})
+	s.mcp.AddReceivingMiddleware(s.advertiseCurrent)
 	if err := mcp.AddReceivingCustomMethod(s.mcp, spec.MethodList, s.list); err != nil {
 		return nil, err
 	}
@@ -102,16 +115,58 @@ func New(c *chain.Chain, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// Swap replaces the served interceptors with those of c. Calls already
-// running finish with the old set; new calls see the new one. On error the
-// old set keeps serving.
-func (s *Server) Swap(c *chain.Chain) error {
+// catalogOf returns the catalog of c, building it the first time c is seen.
+func (s *Server) catalogOf(c *chain.Chain) (*catalog, error) {
+	if cat := s.cat.Load(); cat != nil && cat.chain == c {
+		return cat, nil
+	}
 	cat, err := newCatalog(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.cat.Store(cat)
-	return nil
+	return cat, nil
+}
+
+// advertiseCurrent makes each new session's capability name the events of
+// the interceptors served now, not those served when the server started.
+// Sessions learn capabilities from initialize, or from server/discover in
+// protocol 2026-07-28.
+func (s *Server) advertiseCurrent(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		switch r := res.(type) {
+		case *mcp.InitializeResult:
+			r.Capabilities = s.withCurrentEvents(r.Capabilities)
+		case *mcp.DiscoverResult:
+			r.Capabilities = s.withCurrentEvents(r.Capabilities)
+		}
+		return res, err
+	}
+}
+
+// withCurrentEvents returns a copy of caps whose interceptor capability lists
+// the current chain's events.
+func (s *Server) withCurrentEvents(caps *mcp.ServerCapabilities) *mcp.ServerCapabilities {
+	if caps == nil {
+		return nil
+	}
+	c, release := s.provider.Acquire()
+	cat, err := s.catalogOf(c)
+	release()
+	if err != nil {
+		return caps
+	}
+	out := *caps
+	out.Extensions = make(map[string]any, len(caps.Extensions))
+	for k, v := range caps.Extensions {
+		out.Extensions[k] = v
+	}
+	out.Extensions[spec.CapabilityKey] = map[string]any{"supportedEvents": spec.SupportedEvents(cat.list)}
+	return &out
 }
 
 // MCP returns the underlying go-sdk server, for running it on any transport.
@@ -139,7 +194,12 @@ func (s *Server) list(_ context.Context, _ *mcp.ServerSession, p *wire.Params) (
 		// out a cursor, and any cursor is one it does not know.
 		return nil, rpcError(spec.InvalidParams("", fmt.Sprintf("unknown cursor %q", lp.Cursor)))
 	}
-	cat := s.cat.Load()
+	c, release := s.provider.Acquire()
+	defer release()
+	cat, err := s.catalogOf(c)
+	if err != nil {
+		return nil, rpcError(&spec.Error{Code: spec.CodeInternalError, Message: err.Error()})
+	}
 	out := &wire.ListResult{Result: spec.ListResult{Interceptors: make([]spec.Interceptor, 0, len(cat.list))}}
 	for i := range cat.list {
 		if lp.Event == "" || cat.list[i].MatchesAnyPhase(lp.Event) {
@@ -175,7 +235,12 @@ func (s *Server) Invoke(ctx context.Context, raw json.RawMessage) (*spec.Result,
 	if p.Name == "" {
 		return nil, spec.InvalidParams("", `"name" is required`)
 	}
-	cat := s.cat.Load()
+	c, release := s.provider.Acquire()
+	defer release()
+	cat, err := s.catalogOf(c)
+	if err != nil {
+		return nil, &spec.Error{Code: spec.CodeInternalError, Message: err.Error()}
+	}
 	i, ok := cat.byName[p.Name]
 	if !ok {
 		return nil, spec.UnknownInterceptor(p.Name)

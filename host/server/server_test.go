@@ -99,7 +99,7 @@ var transports = []struct {
 
 func newServer(t *testing.T) *server.Server {
 	t.Helper()
-	s, err := server.New(interceptors(t), server.Options{MaxTimeout: 5 * time.Second})
+	s, err := server.New(chain.Static(interceptors(t)), server.Options{MaxTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,11 @@ func names(ds []spec.Interceptor) []string {
 func TestListAndCapability(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			s := newServer(t)
+			live := chain.NewLive(interceptors(t))
+			s, err := server.New(live, server.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
 			h := tr.connect(t, s)
 			ctx := context.Background()
 			c, ok := h.Capability()
@@ -260,7 +264,7 @@ func TestListAndCapability(t *testing.T) {
 					t.Errorf("event %s: %v, want %v", tt.event, got, tt.want)
 				}
 			}
-			err := callList(ctx, h, map[string]any{"cursor": "page-2"}, nil)
+			err = callList(ctx, h, map[string]any{"cursor": "page-2"}, nil)
 			checkError(t, err, -32602, `{"name":"","reason":"unknown cursor \"page-2\""}`)
 
 			// A swap is visible to the next list at once.
@@ -271,12 +275,18 @@ func TestListAndCapability(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.Swap(nc); err != nil {
+			if err := server.Check(nc); err != nil {
 				t.Fatal(err)
 			}
+			<-live.Swap(nc, nil)
 			got, err := h.Interceptors(ctx)
 			if err != nil || !slices.Equal(names(got), []string{"fresh"}) {
 				t.Fatalf("after swap: %v %v", names(got), err)
+			}
+			// A session that starts after the swap is told the new events.
+			h2 := tr.connect(t, s)
+			if c, ok := h2.Capability(); !ok || !slices.Equal(c.SupportedEvents, []string{"tools/call"}) {
+				t.Fatalf("capability after swap %+v", c)
 			}
 		})
 	}
@@ -305,7 +315,7 @@ func TestDuplicateNamesRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := server.New(c, server.Options{}); err == nil || !strings.Contains(err.Error(), `"same"`) {
+	if _, err := server.New(chain.Static(c), server.Options{}); err == nil || !strings.Contains(err.Error(), `"same"`) {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -332,7 +342,7 @@ func TestRemoteAndLocalInOneChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.New(fc, server.Options{})
+	s, err := server.New(chain.Static(fc), server.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
