@@ -241,6 +241,13 @@ func TestExtismHTTP(t *testing.T) {
 			t.Fatalf("info = %s", r.Info)
 		}
 	})
+	t.Run("redirect to a host not allowed", func(t *testing.T) {
+		redirect := httptest.NewServer(http.RedirectHandler("http://localhost:1/elsewhere", http.StatusFound))
+		defer redirect.Close()
+		p := extismPlugin(t, wasm.Options{AllowedHosts: []string{u.Hostname()}})
+		_, err := invoke(t, p, "misbehave", "test/misbehave", spec.PhaseRequest, `{}`, `{"do":"http","url":"`+redirect.URL+`"}`)
+		wantFailure(t, err, "misbehave", `redirect to "http://localhost:1/elsewhere" denied`)
+	})
 	t.Run("glob", func(t *testing.T) {
 		p := extismPlugin(t, wasm.Options{AllowedHosts: []string{"127.0.0.*"}})
 		mustInvoke(t, p, "misbehave", "test/misbehave", spec.PhaseRequest, `{}`, cfg)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"runtime"
 	"slices"
 	"strings"
@@ -101,7 +100,7 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 			Plugin: name, Logger: logger,
 			Config:       cloneMap(opts.Config),
 			AllowedHosts: slices.Clone(opts.AllowedHosts),
-			HTTPClient:   &http.Client{},
+			HTTPClient:   hostenv.NewHTTPClient(opts.AllowedHosts),
 			Vars:         hostenv.NewVars(limits.MaxVarBytes),
 			MaxArena:     int(limits.MemoryPages) * 65536,
 			MaxLogBytes:  8 << 10,

@@ -8,33 +8,26 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/airlock-mcp/airlock/host/wasm"
+	"github.com/airlock-mcp/airlock/internal/testbuild"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
 // The tests build their own plugins: Go ones with the standard toolchain
-// (GOOS=wasip1, -buildmode=c-shared) and WAT ones with wat2wasm. Every build
-// happens at most once per test binary, into a directory removed at the end.
+// (GOOS=wasip1, -buildmode=c-shared) and WAT ones with wat2wasm, through
+// internal/testbuild. All tests share one engine, whose compilation cache is
+// in a directory removed at the end.
 var (
 	buildDir   string
 	testEngine *wasm.Engine
-	builds     sync.Map // key -> *buildOnce
 )
-
-type buildOnce struct {
-	once sync.Once
-	bin  []byte
-	err  error
-}
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -74,26 +67,11 @@ func run(m *testing.M) int {
 	return code
 }
 
-// once runs build for key at most once per test binary.
-func once(key string, build func() ([]byte, error)) ([]byte, error) {
-	v, _ := builds.LoadOrStore(key, &buildOnce{})
-	b := v.(*buildOnce)
-	b.once.Do(func() { b.bin, b.err = build() })
-	return b.bin, b.err
-}
-
-// goPlugin builds ./testdata/<name> as a WASI reactor.
+// goPlugin builds ./testdata/<name> as a WASI reactor (once, cached on disk
+// by its inputs) and returns the module.
 func goPlugin(tb testing.TB, name string) []byte {
 	tb.Helper()
-	bin, err := once("go:"+name, func() ([]byte, error) {
-		out := filepath.Join(buildDir, name+".wasm")
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./testdata/"+name)
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOFLAGS=")
-		if msg, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("build %s: %v\n%s", name, err, msg)
-		}
-		return os.ReadFile(out)
-	})
+	bin, err := os.ReadFile(testbuild.GoPlugin(tb, "host/wasm/testdata/"+name))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -103,33 +81,7 @@ func goPlugin(tb testing.TB, name string) []byte {
 // watModule compiles WebAssembly text with wat2wasm (Debian package wabt).
 func watModule(tb testing.TB, src string) []byte {
 	tb.Helper()
-	tool, err := exec.LookPath("wat2wasm")
-	if err != nil {
-		if os.Getenv("AIRLOCK_SKIP_MISSING_TOOLCHAINS") == "1" {
-			tb.Skip("wat2wasm not found (Debian package wabt); skipped because AIRLOCK_SKIP_MISSING_TOOLCHAINS=1")
-		}
-		tb.Fatal("wat2wasm not found: install the Debian package wabt (apt-get install -y wabt), " +
-			"or set AIRLOCK_SKIP_MISSING_TOOLCHAINS=1 to skip")
-	}
-	bin, err := once("wat:"+src, func() ([]byte, error) {
-		f, err := os.CreateTemp(buildDir, "*.wat")
-		if err != nil {
-			return nil, err
-		}
-		if _, err := f.WriteString(src); err != nil {
-			return nil, err
-		}
-		f.Close()
-		out := strings.TrimSuffix(f.Name(), ".wat") + ".wasm"
-		if msg, err := exec.Command(tool, f.Name(), "-o", out).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("wat2wasm: %v\n%s", err, msg)
-		}
-		return os.ReadFile(out)
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return bin
+	return testbuild.WAT(tb, src)
 }
 
 // load loads bin and closes the plugin when the test ends.

@@ -116,6 +116,15 @@ func (p *Plugin) Invoke(ctx context.Context, params *spec.InvokeParams) (*spec.R
 		}
 		return nil, spec.InvocationFailed(params.Name, "no instance: "+err.Error())
 	}
+	if cctx.Err() != nil {
+		// Entering the guest with a done context would only close a healthy
+		// instance (with interruption on, wazero closes it at entry).
+		p.pool.Put(in)
+		if deadline.TimedOut(cctx, nil, start, budget) {
+			return nil, timeout()
+		}
+		return nil, spec.InvocationFailed(params.Name, "cancelled by the caller")
+	}
 	out, f := in.run(cctx, p, params, ctxJSON, budget)
 	if f != nil {
 		p.release(in, f, params.Name)

@@ -53,9 +53,11 @@ func TimedOut(ctx context.Context, err error, start time.Time, d time.Duration) 
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return true
 	}
-	var exit *sys.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded {
-		return true
+	if err != nil {
+		var exit *sys.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded {
+			return true
+		}
 	}
 	return time.Since(start) > d
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -245,6 +246,21 @@ func (c *Call) httpRequest(reqH, bodyH uint64) uint64 {
 		return 0
 	}
 	return c.allocBytes(data)
+}
+
+// NewHTTPClient returns the client of a plugin's http_request: redirects are
+// followed only to allowed hosts, or a plugin allowed to reach one host could
+// be sent anywhere by it.
+func NewHTTPClient(allowed []string) *http.Client {
+	return &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if !hostAllowed(allowed, req.URL.Hostname()) {
+			return fmt.Errorf("redirect to %q denied: host %q is not in the plugin's allowed hosts", req.URL, req.URL.Hostname())
+		}
+		return nil
+	}}
 }
 
 // hostAllowed matches host against exact names and path.Match globs such as
