@@ -5,6 +5,7 @@ go 1.25.0
 require (
 	github.com/extism/go-pdk v1.1.3
 	github.com/extism/go-sdk v1.7.1
+	github.com/fsnotify/fsnotify v1.10.1
 	github.com/goccy/go-yaml v1.19.2
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
