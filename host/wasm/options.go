@@ -68,16 +68,21 @@ const (
 	DefaultMaxVarBytes    = 1 << 20
 )
 
+// DefaultMaxInstances caps the default pool size: a Go plugin's instance
+// holds several MiB, and a host with many cores and many plugins would
+// otherwise reserve gigabytes for concurrency it may never see.
+const DefaultMaxInstances = 8
+
 // DefaultLimits returns the limits a zero [Limits] stands for. MaxInstances
-// defaults to GOMAXPROCS: a wasm call holds a thread while it runs, so more
-// instances than threads only add memory.
+// defaults to GOMAXPROCS (a wasm call holds a thread while it runs, so more
+// instances than threads only add memory), at most [DefaultMaxInstances].
 func DefaultLimits() Limits {
 	return Limits{
 		MemoryPages:    DefaultMemoryPages,
 		Timeout:        DefaultTimeout,
 		MaxOutputBytes: DefaultMaxOutputBytes,
 		MaxVarBytes:    DefaultMaxVarBytes,
-		MaxInstances:   runtime.GOMAXPROCS(0),
+		MaxInstances:   min(runtime.GOMAXPROCS(0), DefaultMaxInstances),
 		Deadlines:      DeadlineInterrupt,
 	}
 }
