@@ -21,7 +21,8 @@ const (
 	// DeadlineAtHostCalls checks the deadline only when the guest calls the
 	// host and when it returns: a late result is still a timeout, but a
 	// guest stuck in a loop holds its instance (and its caller) until it
-	// stops by itself. Only for trusted plugins whose speed matters more.
+	// stops by itself (and Plugin.Close waits for it). Only for trusted
+	// plugins whose speed matters more.
 	DeadlineAtHostCalls
 )
 

@@ -48,7 +48,8 @@ func (p *Plugin) Convention() Convention { return p.conv }
 func (p *Plugin) Limits() Limits { return p.limits }
 
 // Interceptors returns the plugin's descriptors, as described at load with
-// "both" hooks expanded. The slice is a copy.
+// "both" hooks expanded. The slice is new; the descriptors' own slices and
+// raw JSON are shared and must not be modified.
 func (p *Plugin) Interceptors(context.Context) ([]spec.Interceptor, error) {
 	return slices.Clone(p.descs), nil
 }
