@@ -37,16 +37,12 @@ func chainCommand() *cli.Command {
 			if p.Payload, err = readJSON("payload", c.String("payload"), c.App.Reader); err != nil {
 				return err
 			}
-			logger, err := newLogger(c)
+			s, err := open(c.Context, c, nil)
 			if err != nil {
 				return err
 			}
-			l, err := loadSources(c.Context, c, logger)
-			if err != nil {
-				return err
-			}
-			defer l.Close()
-			res, err := l.chain.Run(c.Context, p)
+			defer s.Close()
+			res, err := s.chain().Run(c.Context, p)
 			if err != nil {
 				return err
 			}

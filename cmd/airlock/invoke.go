@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/airlock-mcp/airlock/host/chain"
 	"github.com/airlock-mcp/airlock/host/server"
 	"github.com/airlock-mcp/airlock/spec"
 )
@@ -15,7 +14,8 @@ func invokeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "invoke",
 		Usage: "invoke one interceptor once and print its result (or its JSON-RPC error)",
-		Flags: append(sourceFlags(),
+		Flags: append(sourceFlagsWithout(),
+			&cli.StringFlag{Name: "config-file", Usage: configFileUsage},
 			&cli.StringFlag{Name: "name", Aliases: []string{"n"}, Required: true, Usage: "the interceptor `NAME`"},
 			&cli.StringFlag{Name: "event", Aliases: []string{"e"}, Required: true, Usage: "the `EVENT`, e.g. tools/call"},
 			&cli.StringFlag{Name: "phase", Required: true, Usage: "`PHASE`: request or response"},
@@ -37,23 +37,19 @@ func invokeCommand() *cli.Command {
 					return err
 				}
 			}
-			logger, err := newLogger(c)
+			s, err := open(c.Context, c, server.Check)
 			if err != nil {
 				return err
 			}
-			l, err := loadSources(c.Context, c, logger)
-			if err != nil {
-				return err
-			}
-			defer l.Close()
+			defer s.Close()
 			// The same code path as interceptor/invoke over a transport, so the
 			// CLI gives exactly the protocol's answers and errors.
-			s, err := server.New(chain.Static(l.chain), server.Options{Logger: logger})
+			srv, err := server.New(s.loader.Live(), server.Options{Logger: s.logger})
 			if err != nil {
 				return err
 			}
 			raw, _ := json.Marshal(p)
-			res, rpcErr := s.Invoke(c.Context, raw)
+			res, rpcErr := srv.Invoke(c.Context, raw)
 			if rpcErr != nil {
 				if rpcErr.Code == spec.CodeInvalidParams {
 					return fmt.Errorf("%s", rpcErr.Message)

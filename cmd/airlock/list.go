@@ -20,18 +20,14 @@ func listCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the interceptors/list result as JSON"},
 		),
 		Action: func(c *cli.Context) error {
-			logger, err := newLogger(c)
+			s, err := open(c.Context, c, nil)
 			if err != nil {
 				return err
 			}
-			l, err := loadSources(c.Context, c, logger)
-			if err != nil {
-				return err
-			}
-			defer l.Close()
+			defer s.Close()
 			res := spec.ListResult{}
 			var origin []int
-			for _, it := range l.chain.Interceptors() {
+			for _, it := range s.chain().Interceptors() {
 				if ev := c.String("event"); ev == "" || it.Descriptor.MatchesAnyPhase(ev) {
 					res.Interceptors = append(res.Interceptors, it.Descriptor)
 					origin = append(origin, it.SourceIndex)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/airlock-mcp/airlock/host/config"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -19,7 +20,14 @@ func main() {
 	app := newApp(os.Stdin, os.Stdout, os.Stderr)
 	if err := app.Run(os.Args); err != nil {
 		code := exitCode(err)
-		if msg := err.Error(); msg != "" {
+		switch msg := err.Error(); {
+		case msg == "":
+		case isConfigError(err):
+			// One line per problem: each names file:line:column and field.
+			for _, line := range strings.Split(msg, "\n") {
+				fmt.Fprintln(os.Stderr, "airlock:", line)
+			}
+		default:
 			fmt.Fprintln(os.Stderr, "airlock:", oneLine(msg))
 		}
 		os.Exit(code)
@@ -52,6 +60,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			listCommand(),
 			invokeCommand(),
 			chainCommand(),
+			configCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version and the protocol this build implements",
@@ -73,21 +82,21 @@ func globalFlags() []cli.Flag {
 	}
 }
 
-// newLogger builds the structured logger of the global flags. Logs go to
-// stderr: stdout belongs to results (and, for serve, to the protocol).
-func newLogger(c *cli.Context) (*slog.Logger, error) {
+// newLogger builds the structured logger. Logs go to stderr: stdout belongs
+// to results (and, for serve, to the protocol).
+func newLogger(w io.Writer, lc config.Logging) (*slog.Logger, error) {
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", c.String("log-level"))
+	if err := level.UnmarshalText([]byte(lc.Level)); err != nil {
+		return nil, fmt.Errorf("log level %q: use debug, info, warn or error", lc.Level)
 	}
 	opts := &slog.HandlerOptions{Level: level}
-	switch c.String("log-format") {
-	case "text":
-		return slog.New(slog.NewTextHandler(c.App.ErrWriter, opts)), nil
+	switch lc.Format {
+	case "text", "":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(c.App.ErrWriter, opts)), nil
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
-	return nil, fmt.Errorf("--log-format %q: use text or json", c.String("log-format"))
+	return nil, fmt.Errorf("log format %q: use text or json", lc.Format)
 }
 
 // version is the module version when installed with go install, else "devel".

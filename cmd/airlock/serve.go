@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
-	"github.com/airlock-mcp/airlock/host/chain"
 	"github.com/airlock-mcp/airlock/host/server"
 )
 
@@ -21,42 +20,39 @@ func serveCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "serve the interceptor protocol (interceptors/list, interceptor/invoke) on stdio or streamable HTTP",
-		Flags: append(sourceFlags(),
+		Flags: append(sourceFlags(), watchFlag,
 			&cli.StringFlag{Name: "http", Usage: "serve streamable HTTP on `ADDR` (host:port) at /mcp instead of stdio"},
 		),
 		Action: func(c *cli.Context) error {
-			logger, err := newLogger(c)
-			if err != nil {
-				return err
-			}
 			ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			l, err := loadSources(ctx, c, logger)
+			s, err := open(ctx, c, server.Check)
 			if err != nil {
 				return err
 			}
-			defer l.Close()
-			s, err := server.New(chain.Static(l.chain), server.Options{Version: version(), Logger: logger})
+			defer s.Close()
+			srv, err := server.New(s.loader.Live(), server.Options{Version: version(), Logger: s.logger})
 			if err != nil {
 				return err
 			}
-			addr := c.String("http")
+			s.reloadOnChange(ctx, c)
+			n := len(s.chain().Interceptors())
+			addr := s.cfg.Listen.HTTP
 			if addr == "" {
-				logger.Info("serving the interceptor protocol on stdio", "interceptors", len(l.chain.Interceptors()))
-				if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+				s.logger.Info("serving the interceptor protocol on stdio", "interceptors", n)
+				if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 					return err
 				}
 				return nil
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return fmt.Errorf("--http %s: %w", addr, err)
+				return fmt.Errorf("listen on %s: %w", addr, err)
 			}
 			mux := http.NewServeMux()
-			mux.Handle("/mcp", s.HTTPHandler())
+			mux.Handle("/mcp", srv.HTTPHandler())
 			hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-			logger.Info("serving the interceptor protocol", "url", "http://"+ln.Addr().String()+"/mcp",
-				"interceptors", len(l.chain.Interceptors()))
+			s.logger.Info("serving the interceptor protocol", "url", "http://"+ln.Addr().String()+"/mcp", "interceptors", n)
 			go func() {
 				<-ctx.Done()
 				shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -8,107 +8,191 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/airlock-mcp/airlock/host/chain"
-	"github.com/airlock-mcp/airlock/host/remote"
+	"github.com/airlock-mcp/airlock/host/config"
+	"github.com/airlock-mcp/airlock/host/loader"
 	"github.com/airlock-mcp/airlock/host/wasm"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
+// configFileFlag names the config file flag. invoke calls it --config-file,
+// since its --config is the per-call config of the protocol.
+const configFileFlag = "config"
+
 // sourceFlags name where interceptors come from; every command that runs
 // interceptors takes them.
 func sourceFlags() []cli.Flag {
+	return append(sourceFlagsWithout(), &cli.StringFlag{Name: configFileFlag, Aliases: []string{"c"}, Usage: configFileUsage})
+}
+
+const configFileUsage = "read plugins, remote hosts and overrides from `FILE` (airlock.yaml); flags add to it"
+
+// sourceFlagsWithout are the source flags but the config file's.
+func sourceFlagsWithout() []cli.Flag {
 	return append(globalFlags(),
 		&cli.StringSliceFlag{Name: "plugin", Aliases: []string{"p"}, Usage: "load the WebAssembly plugin `FILE` (repeatable)"},
 		&cli.StringSliceFlag{Name: "remote", Usage: "use the interceptor host started by `COMMAND` over stdio, e.g. \"airlock serve --plugin x.wasm\" (repeatable)"},
 		&cli.StringSliceFlag{Name: "remote-url", Usage: "use the interceptor host at the streamable HTTP `URL` (repeatable)"},
-		&cli.StringSliceFlag{Name: "interceptor", Aliases: []string{"i"}, Usage: "only run the interceptor `NAME` (repeatable; default: all)"},
+		&cli.StringSliceFlag{Name: "interceptor", Aliases: []string{"i"}, Usage: "only run the interceptor `NAME` (repeatable; replaces the config's list)"},
 	)
 }
 
-// loaded is the set of sources a command runs with, and how to let them go.
-type loaded struct {
-	chain   *chain.Chain
-	closers []func()
-}
+// watchFlag is for the long-running commands.
+var watchFlag = &cli.BoolFlag{Name: "watch", Usage: "reload when the config file or a plugin file changes (SIGHUP always reloads)"}
 
-func (l *loaded) Close() {
-	for i := len(l.closers) - 1; i >= 0; i-- {
-		l.closers[i]()
-	}
-}
-
-// loadSources loads every plugin and connects every remote host named by the
-// flags, then builds their chain. On error, everything loaded so far is
-// released.
-func loadSources(ctx context.Context, c *cli.Context, logger *slog.Logger) (_ *loaded, err error) {
-	l := &loaded{}
-	defer func() {
-		if err != nil {
-			l.Close()
-		}
-	}()
-	var sources []chain.Source
-	plugins := c.StringSlice("plugin")
-	if len(plugins) > 0 {
-		eng, err := wasm.NewEngine(wasm.EngineOptions{CacheDir: c.String("cache-dir"), Logger: logger})
+// readConfig reads --config (if any) and adds what the flags name: plugins
+// and remote hosts are added after the file's; --interceptor replaces the
+// file's list; --log-* and --http override the file.
+func readConfig(c *cli.Context) (*config.File, error) {
+	cfg := &config.File{}
+	if path := configPath(c); path != "" {
+		f, err := config.Load(path)
 		if err != nil {
 			return nil, err
 		}
-		l.closers = append(l.closers, func() { _ = eng.Close(context.Background()) })
-		for _, path := range plugins {
-			if _, err := os.Stat(path); err != nil {
-				return nil, fmt.Errorf("plugin %s: %w", path, unwrapPathError(err))
-			}
-			p, err := eng.LoadFile(ctx, path, wasm.Options{Logger: logger})
-			if err != nil {
-				return nil, err
-			}
-			l.closers = append(l.closers, func() { _ = p.Close(context.Background()) })
-			sources = append(sources, p)
+		cfg = f
+	}
+	for _, p := range c.StringSlice("plugin") {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
 		}
+		cfg.Plugins = append(cfg.Plugins, config.Plugin{Path: abs})
 	}
 	for _, cmdline := range c.StringSlice("remote") {
-		args, err := splitCommand(cmdline)
+		words, err := config.SplitCommand(cmdline)
 		if err != nil {
-			return nil, fmt.Errorf("--remote %q: %w", cmdline, err)
+			return nil, fmt.Errorf("--remote: %w", err)
 		}
-		t := remote.Command(args[0], args[1:]...)
-		t.Command.Stderr = c.App.ErrWriter
-		h, err := remote.Dial(ctx, cmdline, t)
-		if err != nil {
-			return nil, err
-		}
-		l.closers = append(l.closers, func() { _ = h.Close() })
-		sources = append(sources, h)
+		cfg.Remotes = append(cfg.Remotes, config.Remote{Command: words, Name: cmdline})
 	}
 	for _, u := range c.StringSlice("remote-url") {
-		h, err := remote.Dial(ctx, u, remote.URL(u))
-		if err != nil {
-			return nil, err
-		}
-		l.closers = append(l.closers, func() { _ = h.Close() })
-		sources = append(sources, h)
+		cfg.Remotes = append(cfg.Remotes, config.Remote{URL: u})
 	}
-	if len(sources) == 0 {
-		return nil, errors.New("no interceptors: name a plugin with --plugin FILE, or a host with --remote COMMAND or --remote-url URL")
+	if c.IsSet("interceptor") {
+		cfg.Interceptors.Enabled = c.StringSlice("interceptor")
 	}
-	l.chain, err = chain.New(ctx, sources, chain.Options{Interceptors: c.StringSlice("interceptor")})
+	if c.IsSet("log-level") || cfg.Logging.Level == "" {
+		cfg.Logging.Level = c.String("log-level")
+	}
+	if c.IsSet("log-format") || cfg.Logging.Format == "" {
+		cfg.Logging.Format = c.String("log-format")
+	}
+	if c.IsSet("http") {
+		cfg.Listen.HTTP = c.String("http")
+	}
+	return cfg, nil
+}
+
+// session is what a command runs with: the config, the logger, the loaded
+// sources, and how to let them go.
+type session struct {
+	cfg    *config.File
+	logger *slog.Logger
+	loader *loader.Loader
+	engine *wasm.Engine
+}
+
+// open reads the config, makes the logger and loads every source. check may
+// veto the chain (server.Check for commands that serve).
+func open(ctx context.Context, c *cli.Context, check func(*chain.Chain) error) (*session, error) {
+	cfg, err := readConfig(c)
 	if err != nil {
 		return nil, err
 	}
-	return l, nil
+	logger, err := newLogger(c.App.ErrWriter, cfg.Logging)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{cfg: cfg, logger: logger}
+	if len(cfg.Plugins) > 0 {
+		if s.engine, err = wasm.NewEngine(wasm.EngineOptions{CacheDir: c.String("cache-dir"), Logger: logger}); err != nil {
+			return nil, err
+		}
+	}
+	s.loader, err = loader.Open(ctx, cfg, loader.Options{Engine: s.engine, Logger: logger, Stderr: c.App.ErrWriter, Check: check})
+	if err != nil {
+		s.closeEngine()
+		return nil, err
+	}
+	return s, nil
 }
 
-func unwrapPathError(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
+func (s *session) Close() {
+	s.loader.Close()
+	s.closeEngine()
+}
+
+func (s *session) closeEngine() {
+	if s.engine != nil {
+		_ = s.engine.Close(context.Background())
 	}
-	return err
+}
+
+// chain returns the chain a one-shot command runs.
+func (s *session) chain() *chain.Chain { return s.loader.Live().Current() }
+
+// reloadOnChange keeps the sources current until ctx is done: with --watch
+// it follows the files; SIGHUP always reloads.
+func (s *session) reloadOnChange(ctx context.Context, c *cli.Context) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	trigger := make(chan struct{}, 1)
+	go func() {
+		defer signal.Stop(hup)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				s.logger.Info("SIGHUP: reloading")
+				select {
+				case trigger <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	load := func() (*config.File, error) { return readConfig(c) }
+	if c.Bool("watch") {
+		var files []string
+		if p := configPath(c); p != "" {
+			files = append(files, p)
+		}
+		go func() { _ = s.loader.Watch(ctx, loader.WatchOptions{Load: load, Files: files, Trigger: trigger}) }()
+		return
+	}
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-trigger:
+				cfg, err := load()
+				if err == nil {
+					err = s.loader.Reload(ctx, cfg)
+				}
+				if err != nil {
+					s.logger.Error("reload failed; the last good interceptors keep serving", "err", err)
+				}
+			}
+		}
+	}()
+}
+
+// configPath is the config file the command was given, if any.
+func configPath(c *cli.Context) string {
+	if c.Command.Name == "invoke" {
+		return c.String("config-file")
+	}
+	return c.String(configFileFlag)
 }
 
 // readJSON reads a JSON value given as text, @FILE, or - (standard input).
@@ -142,48 +226,9 @@ func parsePhase(v string) (spec.Phase, error) {
 	return p, nil
 }
 
-// splitCommand splits a command line into words, honouring single and double
-// quotes and backslash escapes the way a POSIX shell does for plain words.
-func splitCommand(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord := false
-	var quote rune
-	escaped := false
-	for _, r := range s {
-		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped, inWord = true, true
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inWord = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if quote != 0 || escaped {
-		return nil, errors.New("unterminated quote or escape")
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	if len(words) == 0 {
-		return nil, errors.New("empty command")
-	}
-	return words, nil
+// isConfigError reports whether err lists config problems, which print one
+// per line.
+func isConfigError(err error) bool {
+	var ce *config.Error
+	return errors.As(err, &ce)
 }

@@ -84,7 +84,7 @@ func New(ctx context.Context, sources []Source, opts Options) (*Chain, error) {
 			only[n] = false
 		}
 	}
-	overridden := make(map[string]bool, len(opts.Overrides))
+	known := map[string]bool{} // every name any source lists, filtered or not
 	c := &Chain{plans: map[planKey]*plan{}}
 	for si, list := range lists {
 		seen := make(map[string]bool, len(list))
@@ -96,6 +96,7 @@ func New(ctx context.Context, sources []Source, opts Options) (*Chain, error) {
 				return nil, fmt.Errorf("chain: source %d lists interceptor %q twice; names are unique within one host", si, d.Name)
 			}
 			seen[d.Name] = true
+			known[d.Name] = true
 			if only != nil {
 				if _, ok := only[d.Name]; !ok {
 					continue
@@ -105,7 +106,6 @@ func New(ctx context.Context, sources []Source, opts Options) (*Chain, error) {
 			e := &entry{src: sources[si], srcIndex: si, listIndex: li, desc: d, hooks: d.Hooks,
 				audit: d.Mode.IsAudit(), failOpen: d.FailOpen, priority: d.PriorityHint}
 			if o, ok := opts.Overrides[d.Name]; ok {
-				overridden[d.Name] = true
 				if err := e.apply(o); err != nil {
 					return nil, fmt.Errorf("chain: override for %q (source %d): %w", d.Name, si, err)
 				}
@@ -119,8 +119,8 @@ func New(ctx context.Context, sources []Source, opts Options) (*Chain, error) {
 		}
 	}
 	for n := range opts.Overrides {
-		if !overridden[n] {
-			return nil, fmt.Errorf("chain: override for %q, but no interceptor of that name is in the chain", n)
+		if !known[n] {
+			return nil, fmt.Errorf("chain: override for %q, but no source has an interceptor of that name (check the name with interceptors/list)", n)
 		}
 	}
 	return c, nil

@@ -673,3 +673,15 @@ func TestPanickingSourceIsContained(t *testing.T) {
 		t.Fatalf("status %s abortedAt %+v", res.Status, res.AbortedAt)
 	}
 }
+
+func TestOverrideOfAFilteredOutInterceptor(t *testing.T) {
+	f := newFixture(t)
+	f.sink("a")
+	f.sink("b")
+	// An override may name an interceptor the filter leaves out: config
+	// files keep overrides for interceptors that are not always enabled.
+	c := f.chain(chain.Options{Interceptors: []string{"a"}, Overrides: map[string]spec.Override{"b": {TimeoutMs: 5}}})
+	if got := names(run(t, c, spec.PhaseRequest, spec.DirectionSending)); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("ran %v", got)
+	}
+}

@@ -230,7 +230,13 @@ func (l *Loader) plugin(ctx context.Context, pc config.Plugin, prev *state) (*lo
 	if err != nil {
 		return nil, false, err
 	}
-	l.opts.Logger.Info("plugin loaded", "plugin", name, "sha256", hexSum[:12], "took", time.Since(start).Round(time.Millisecond))
+	// Loading from the compilation cache is quick and not worth a line; a
+	// cold compile is a wait the user should be told about.
+	level := slog.LevelDebug
+	if took := time.Since(start); took > 300*time.Millisecond {
+		level = slog.LevelInfo
+	}
+	l.opts.Logger.Log(ctx, level, "plugin loaded", "plugin", name, "sha256", hexSum[:12], "took", time.Since(start).Round(time.Millisecond))
 	return &loadedPlugin{key: key, name: name, plugin: p}, false, nil
 }
 
