@@ -61,6 +61,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			invokeCommand(),
 			chainCommand(),
 			configCommand(),
+			pluginCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version and the protocol this build implements",
