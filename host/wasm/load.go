@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/abi"
 	"github.com/airlock-mcp/airlock/host/wasm/internal/hostenv"
 	"github.com/airlock-mcp/airlock/host/wasm/internal/pool"
+	"github.com/airlock-mcp/airlock/host/wasm/internal/wasmbin"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -85,7 +86,7 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotWasm, err)
 	}
-	if err := checkImports(rt, compiled); err != nil {
+	if err := checkImports(rt, compiled, bin); err != nil {
 		return nil, err
 	}
 	conv, err := detectConvention(compiled)
@@ -143,7 +144,7 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 
 // checkImports refuses every import the host does not provide, listing all
 // of them at once so that one rebuild fixes them.
-func checkImports(rt wazero.Runtime, compiled wazero.CompiledModule) error {
+func checkImports(rt wazero.Runtime, compiled wazero.CompiledModule, bin []byte) error {
 	var bad []string
 	for _, f := range compiled.ImportedFunctions() {
 		mod, name, _ := f.Import()
@@ -162,9 +163,16 @@ func checkImports(rt wazero.Runtime, compiled wazero.CompiledModule) error {
 				mod, name, signature(f), signature(def)))
 		}
 	}
-	for _, m := range compiled.ImportedMemories() {
-		mod, name, _ := m.Import()
-		bad = append(bad, mod+"."+name+" (memory: a plugin must define and export its own)")
+	// wazero lists imported functions and memories, not tables and globals:
+	// read those from the binary (it compiled, so it parses).
+	imports, err := wasmbin.Imports(bin)
+	if err != nil {
+		return fmt.Errorf("%w: import section: %w", ErrNotWasm, err)
+	}
+	for _, im := range imports {
+		if im.Kind != wasmbin.KindFunc {
+			bad = append(bad, fmt.Sprintf("%s.%s (%s: a plugin must define its own)", im.Module, im.Name, wasmbin.KindName(im.Kind)))
+		}
 	}
 	if len(bad) > 0 {
 		return fmt.Errorf("module has imports the host does not provide: %s; a plugin may import only %s, %s and %s (see abi/README.md)",

@@ -61,6 +61,8 @@ func TestLoadRefusesUndeclaredImports(t *testing.T) {
   (import "extism:host/env" "teleport" (func))
   (import "extism:host/env" "alloc" (func (param i32) (result i32)))
   (import "env" "memory" (memory 1))
+  (import "env" "table" (table 1 funcref))
+  (import "env" "g" (global i32))
   (func (export "describe") (result i32) (i32.const 0))
   (func (export "invoke") (result i32) (i32.const 0)))`
 	err := loadErr(t, watModule(t, src), wasm.Options{Name: "imports"})
@@ -69,6 +71,8 @@ func TestLoadRefusesUndeclaredImports(t *testing.T) {
 		"extism:host/env.teleport (no such function)",
 		"extism:host/env.alloc (imported as (i32)->(i32), provided as (i64)->(i64))",
 		"env.memory (memory",
+		"env.table (table",
+		"env.g (global",
 		"may import only extism:host/env, airlock:host/v1 and wasi_snapshot_preview1")
 	if strings.Contains(err.Error(), "sock_accept") {
 		t.Fatalf("a WASI import was refused: %v", err)
