@@ -63,6 +63,11 @@ func TestConcurrentCalls(t *testing.T) {
 			if s.Size != 8 || s.Discarded != inFlight/16 {
 				t.Fatalf("stats = %+v, want 8 slots and %d discarded", s, inFlight/16)
 			}
+			// Instances are created at load and to replace discarded ones,
+			// never for a call.
+			if s.Created > int64(s.Size)+s.Discarded {
+				t.Fatalf("stats = %+v: instances created on the hot path", s)
+			}
 		})
 	}
 }
