@@ -14,7 +14,6 @@ import (
 
 	"github.com/airlock-mcp/airlock/host/chain"
 	"github.com/airlock-mcp/airlock/host/gateway"
-	"github.com/airlock-mcp/airlock/host/intercept"
 	"github.com/airlock-mcp/airlock/host/native"
 	"github.com/airlock-mcp/airlock/spec"
 )
@@ -323,7 +322,7 @@ var transports = []string{"in-memory", "streamable-http"}
 
 // startGateway starts a gateway in front of b and connects a client to it
 // over the named transport. Everything is closed when the test ends.
-func startGateway(t *testing.T, b *backend, p intercept.Provider, transport string, opts gateway.Options) (*gateway.Gateway, *client) {
+func startGateway(t *testing.T, b *backend, p chain.Provider, transport string, opts gateway.Options) (*gateway.Gateway, *client) {
 	t.Helper()
 	opts.Backend = b.dial
 	opts.Chains = p

@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/host/chain"
 	"github.com/airlock-mcp/airlock/host/gateway"
-	"github.com/airlock-mcp/airlock/host/intercept"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -23,7 +23,7 @@ func TestForwarding(t *testing.T) {
 		t.Run(tr, func(t *testing.T) {
 			b := newBackend(t)
 			p := newPolicy()
-			_, c := startGateway(t, b, intercept.Static(p.chain(t)), tr, gateway.Options{})
+			_, c := startGateway(t, b, chain.Static(p.chain(t)), tr, gateway.Options{})
 			ctx := context.Background()
 
 			t.Run("tools/list pages through, filtered", func(t *testing.T) {
@@ -406,7 +406,7 @@ func TestClientNotificationsReachTheBackend(t *testing.T) {
 			progress <- r.Params
 		},
 	})
-	_, c := startGateway(t, b, intercept.Static(nil), "in-memory", gateway.Options{})
+	_, c := startGateway(t, b, chain.Static(nil), "in-memory", gateway.Options{})
 	c.c.AddRoots(&mcp.Root{URI: "file:///new"})
 	select {
 	case <-changed:

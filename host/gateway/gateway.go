@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/airlock-mcp/airlock/host/chain"
 	"github.com/airlock-mcp/airlock/host/intercept"
 	"github.com/airlock-mcp/airlock/spec"
 )
@@ -55,7 +56,7 @@ type Options struct {
 	Backend Backend
 	// Chains provides the interceptor chain of every message; a provider
 	// that swaps chains (a hot reload) takes effect on the next message.
-	Chains intercept.Provider
+	Chains chain.Provider
 	// ServerInfo, when set, replaces the backend's serverInfo.
 	ServerInfo *mcp.Implementation
 	// ExposeMessages copies interceptor messages into block answers (off:

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/airlock-mcp/airlock/host/chain"
 	"github.com/airlock-mcp/airlock/host/gateway"
-	"github.com/airlock-mcp/airlock/host/intercept"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -40,7 +40,7 @@ func TestMirrorsTheBackend(t *testing.T) {
 		t.Run(tr, func(t *testing.T) {
 			b := newBackend(t)
 			want := direct(t, b).InitializeResult()
-			_, c := startGateway(t, b, intercept.Static(newPolicy().chain(t)), tr, gateway.Options{})
+			_, c := startGateway(t, b, chain.Static(newPolicy().chain(t)), tr, gateway.Options{})
 			got := c.cs.InitializeResult()
 			if !reflect.DeepEqual(got.ServerInfo, want.ServerInfo) {
 				t.Errorf("serverInfo %+v, want %+v", got.ServerInfo, want.ServerInfo)
@@ -61,7 +61,7 @@ func TestMirrorsTheBackend(t *testing.T) {
 	t.Run("serverInfo override", func(t *testing.T) {
 		b := newBackend(t)
 		info := &mcp.Implementation{Name: "front", Version: "9"}
-		_, c := startGateway(t, b, intercept.Static(nil), "in-memory", gateway.Options{ServerInfo: info})
+		_, c := startGateway(t, b, chain.Static(nil), "in-memory", gateway.Options{ServerInfo: info})
 		if got := c.cs.InitializeResult().ServerInfo; got.Name != "front" || got.Version != "9" {
 			t.Fatalf("serverInfo %+v", got)
 		}

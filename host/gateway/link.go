@@ -21,6 +21,7 @@ type link struct {
 	toBack    mcp.MethodHandler // the backend client's innermost sending handler
 	sess      *intercept.Session
 	principal *spec.Principal // of the initialize request
+	order     *barrier        // keeps backend notifications ahead of the responses they preceded
 
 	mu       sync.Mutex
 	progress map[any]context.Context // progress token → the client request that carries it
@@ -36,7 +37,7 @@ func (g *Gateway) connect(ctx context.Context, ss *mcp.ServerSession, params *mc
 		return nil, fmt.Errorf("the gateway is closing")
 	}
 	l := &link{g: g, front: ss, sess: intercept.NewSession(sessionID(ss)), principal: g.principalOf(extra),
-		progress: map[any]context.Context{}}
+		progress: map[any]context.Context{}, order: newBarrier()}
 
 	info := params.ClientInfo
 	if info == nil {
@@ -63,6 +64,9 @@ func (g *Gateway) connect(ctx context.Context, ss *mcp.ServerSession, params *mc
 	t, err := g.opts.Backend(cctx)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to the backend: %w", err)
+	}
+	if _, http := t.(*mcp.StreamableClientTransport); !http {
+		t = &orderedTransport{Transport: t, b: l.order}
 	}
 	cs, err := client.Connect(cctx, t, &mcp.ClientSessionOptions{ProtocolVersion: BackendProtocol})
 	if err != nil {
@@ -132,6 +136,9 @@ func (l *link) toClient(ctx context.Context, method string, p mcp.Params) (mcp.R
 // client as they are.
 func (l *link) fromBackend(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if strings.HasPrefix(method, "notifications/") {
+			defer l.order.handled()
+		}
 		switch {
 		case method == "notifications/cancelled":
 			// Already cancelled the handler's context, and with it the

@@ -18,25 +18,13 @@ import (
 	"github.com/airlock-mcp/airlock/spec"
 )
 
-// Provider hands out the chain to run one phase of one message with; release
-// is called when the phase is done with it. A provider that swaps its chain
-// while messages flow (a hot reload) lets running phases finish on the chain
-// they acquired. A nil chain means "intercept nothing".
-type Provider interface {
-	Acquire() (c *chain.Chain, release func())
-}
-
-// Static returns a Provider of a chain that never changes.
-func Static(c *chain.Chain) Provider { return static{c} }
-
-type static struct{ c *chain.Chain }
-
-func (s static) Acquire() (*chain.Chain, func()) { return s.c, func() {} }
-
 // Options configure an Engine. Chains is required.
 type Options struct {
-	// Chains provides the chain of every phase.
-	Chains Provider
+	// Chains provides the chain of every phase, acquired for the phase and
+	// released after it: a *chain.Live swapped while messages flow (a hot
+	// reload) lets running phases finish on the chain they started with.
+	// chain.Static(nil) intercepts nothing.
+	Chains chain.Provider
 	// ExposeMessages copies the blocking interceptor's reason (a validator's
 	// messages, a failure's reason) into block answers. Off by default:
 	// interceptor messages may describe policy or the data that tripped it,
