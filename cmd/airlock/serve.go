@@ -31,7 +31,7 @@ func serveCommand() *cli.Command {
 				return err
 			}
 			defer s.Close()
-			srv, err := server.New(s.loader.Live(), server.Options{Version: version(), Logger: s.logger})
+			srv, err := server.New(s.loader.Live(), server.Options{Version: version(), Logger: s.logger, Observer: s.metrics})
 			if err != nil {
 				return err
 			}
@@ -51,6 +51,7 @@ func serveCommand() *cli.Command {
 			}
 			mux := http.NewServeMux()
 			mux.Handle("/mcp", srv.HTTPHandler())
+			s.operational(mux)
 			hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 			s.logger.Info("serving the interceptor protocol", "url", "http://"+ln.Addr().String()+"/mcp", "interceptors", n)
 			go func() {

@@ -18,6 +18,7 @@ import (
 	"github.com/airlock-mcp/airlock/host/chain"
 	"github.com/airlock-mcp/airlock/host/config"
 	"github.com/airlock-mcp/airlock/host/loader"
+	"github.com/airlock-mcp/airlock/host/metrics"
 	"github.com/airlock-mcp/airlock/host/wasm"
 	"github.com/airlock-mcp/airlock/spec"
 )
@@ -94,10 +95,11 @@ func readConfig(c *cli.Context) (*config.File, error) {
 // session is what a command runs with: the config, the logger, the loaded
 // sources, and how to let them go.
 type session struct {
-	cfg    *config.File
-	logger *slog.Logger
-	loader *loader.Loader
-	engine *wasm.Engine
+	cfg     *config.File
+	logger  *slog.Logger
+	loader  *loader.Loader
+	engine  *wasm.Engine
+	metrics *metrics.Metrics
 }
 
 // open reads the config, makes the logger and loads every source. check may
@@ -112,12 +114,14 @@ func open(ctx context.Context, c *cli.Context, check func(*chain.Chain) error) (
 		return nil, err
 	}
 	s := &session{cfg: cfg, logger: logger}
+	s.metrics = metrics.New(s.poolStats)
 	if len(cfg.Plugins) > 0 {
 		if s.engine, err = wasm.NewEngine(wasm.EngineOptions{CacheDir: c.String("cache-dir"), Logger: logger}); err != nil {
 			return nil, err
 		}
 	}
-	s.loader, err = loader.Open(ctx, cfg, loader.Options{Engine: s.engine, Logger: logger, Stderr: c.App.ErrWriter, Check: check})
+	s.loader, err = loader.Open(ctx, cfg, loader.Options{Engine: s.engine, Logger: logger, Stderr: c.App.ErrWriter,
+		Check: check, Observer: s.metrics})
 	if err != nil {
 		s.closeEngine()
 		return nil, err
@@ -134,6 +138,19 @@ func (s *session) closeEngine() {
 	if s.engine != nil {
 		_ = s.engine.Close(context.Background())
 	}
+}
+
+// poolStats reads the instance pools of the current plugins, for /metrics.
+func (s *session) poolStats() []metrics.PoolStat {
+	if s.loader == nil {
+		return nil
+	}
+	var out []metrics.PoolStat
+	for name, p := range s.loader.Plugins() {
+		st := p.Stats()
+		out = append(out, metrics.PoolStat{Plugin: name, Size: st.Size, Idle: st.Idle, Created: st.Created, Discarded: st.Discarded})
+	}
+	return out
 }
 
 // chain returns the chain a one-shot command runs.
@@ -166,7 +183,9 @@ func (s *session) reloadOnChange(ctx context.Context, c *cli.Context) {
 		if p := configPath(c); p != "" {
 			files = append(files, p)
 		}
-		go func() { _ = s.loader.Watch(ctx, loader.WatchOptions{Load: load, Files: files, Trigger: trigger}) }()
+		go func() {
+			_ = s.loader.Watch(ctx, loader.WatchOptions{Load: load, Files: files, Trigger: trigger, OnReload: s.metrics.Reload})
+		}()
 		return
 	}
 	go func() {
@@ -179,6 +198,7 @@ func (s *session) reloadOnChange(ctx context.Context, c *cli.Context) {
 				if err == nil {
 					err = s.loader.Reload(ctx, cfg)
 				}
+				s.metrics.Reload(err)
 				if err != nil {
 					s.logger.Error("reload failed; the last good interceptors keep serving", "err", err)
 				}

@@ -22,12 +22,15 @@ type Options struct {
 	// interceptor of that name). An override for a name no source has, or
 	// hooks that widen the descriptor's, are errors.
 	Overrides map[string]spec.Override
+	// Observer, if set, is told about every invocation and run.
+	Observer Observer
 }
 
 // Chain is an immutable, ready-to-run set of interceptors from one or more
 // sources. It is safe for concurrent use.
 type Chain struct {
-	entries []*entry
+	entries  []*entry
+	observer Observer
 
 	mu    sync.RWMutex
 	plans map[planKey]*plan
@@ -85,7 +88,7 @@ func New(ctx context.Context, sources []Source, opts Options) (*Chain, error) {
 		}
 	}
 	known := map[string]bool{} // every name any source lists, filtered or not
-	c := &Chain{plans: map[planKey]*plan{}}
+	c := &Chain{plans: map[planKey]*plan{}, observer: opts.Observer}
 	for si, list := range lists {
 		seen := make(map[string]bool, len(list))
 		for li, d := range list {

@@ -26,7 +26,7 @@ func (c *Chain) Run(ctx context.Context, p *spec.ChainParams) (*spec.ChainResult
 		defer cancel()
 	}
 	pl := c.plan(p.Event, p.Phase)
-	r := &run{ctx: ctx, params: p, payload: p.Payload,
+	r := &run{ctx: ctx, params: p, payload: p.Payload, observer: c.observer,
 		out: &spec.ChainResult{Status: spec.StatusSuccess, Event: p.Event, Phase: p.Phase}}
 	n := len(pl.mutators) + len(pl.validators) + len(pl.sinks)
 	if n > 0 {
@@ -50,16 +50,21 @@ func (c *Chain) Run(ctx context.Context, p *spec.ChainParams) (*spec.ChainResult
 	if !r.out.Blocked() {
 		r.out.FinalPayload = r.payload
 	}
-	r.out.TotalDurationMs = ms(time.Since(start))
+	took := time.Since(start)
+	r.out.TotalDurationMs = ms(took)
+	if c.observer != nil {
+		c.observer.ChainDone(p.Event, p.Phase, r.out.Status, took)
+	}
 	return r.out, nil
 }
 
 // run is the state of one chain execution.
 type run struct {
-	ctx     context.Context
-	params  *spec.ChainParams
-	payload json.RawMessage // the payload as mutated so far
-	out     *spec.ChainResult
+	ctx      context.Context
+	observer Observer
+	params   *spec.ChainParams
+	payload  json.RawMessage // the payload as mutated so far
+	out      *spec.ChainResult
 }
 
 func (r *run) stopped() bool { return r.out.Status == spec.StatusTimeout }
@@ -180,6 +185,25 @@ func (r *run) fail(e *entry, f *failure, status spec.ChainStatus, typ spec.Abort
 // unmodified while changing the payload or replaces it with an invalid one is
 // a failure.
 func (r *run) invoke(e *entry, payload json.RawMessage) (spec.Result, *failure) {
+	if r.observer == nil {
+		return r.invokeOnce(e, payload)
+	}
+	start := time.Now()
+	res, f := r.invokeOnce(e, payload)
+	outcome := OutcomeOK
+	switch {
+	case f != nil && (f.timeout || f.chainTimeout):
+		outcome = OutcomeTimeout
+	case f != nil:
+		outcome = OutcomeFailed
+	case res.Blocks():
+		outcome = OutcomeBlocked
+	}
+	r.observer.Invocation(e.desc.Name, e.desc.Type, r.params.Phase, time.Since(start), outcome)
+	return res, f
+}
+
+func (r *run) invokeOnce(e *entry, payload json.RawMessage) (spec.Result, *failure) {
 	if r.ctx.Err() != nil {
 		return spec.Result{}, &failure{reason: spec.ReasonTimeout, chainTimeout: true}
 	}

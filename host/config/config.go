@@ -94,8 +94,12 @@ type Logging struct {
 
 // Metrics configures the Prometheus endpoint.
 type Metrics struct {
-	Enabled bool `json:"enabled,omitempty"`
+	// Enabled serves /metrics on the HTTP listener; unset means on.
+	Enabled *bool `json:"enabled,omitempty"`
 }
+
+// On reports whether metrics are served (the default).
+func (m Metrics) On() bool { return m.Enabled == nil || *m.Enabled }
 
 // Command is a command line: in YAML a string (split as a shell splits plain
 // words, with quotes and backslashes) or a list of words.

@@ -47,7 +47,7 @@ func TestLoadFull(t *testing.T) {
 	if !slices.Equal(f.Backend.Command, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/srv/data"}) {
 		t.Errorf("backend %+v", f.Backend)
 	}
-	if f.Listen.HTTP != "127.0.0.1:8080" || f.Logging.Level != "debug" || f.Logging.Format != "json" || !f.Metrics.Enabled {
+	if f.Listen.HTTP != "127.0.0.1:8080" || f.Logging.Level != "debug" || f.Logging.Format != "json" || !f.Metrics.On() {
 		t.Errorf("listen/logging/metrics %+v %+v %+v", f.Listen, f.Logging, f.Metrics)
 	}
 }

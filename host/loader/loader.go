@@ -31,6 +31,8 @@ type Options struct {
 	// Check may veto a new chain before it is swapped in (for example
 	// server.Check, which needs unique names).
 	Check func(*chain.Chain) error
+	// Observer is given to every chain built (metrics).
+	Observer chain.Observer
 }
 
 // Loader owns the sources of one configuration and the chain over them.
@@ -84,6 +86,19 @@ func (l *Loader) Paths() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]string(nil), l.cur.paths...)
+}
+
+// Plugins returns the current plugins by name, for inspection and metrics.
+func (l *Loader) Plugins() map[string]*wasm.Plugin {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := map[string]*wasm.Plugin{}
+	if l.cur != nil {
+		for _, p := range l.cur.plugins {
+			out[p.name] = p.plugin
+		}
+	}
+	return out
 }
 
 // Reload builds the sources of cfg, reusing every plugin whose file and
@@ -180,7 +195,8 @@ func (l *Loader) build(ctx context.Context, cfg *config.File, prev *state) (_ *s
 	if len(sources) == 0 {
 		return nil, nil, errors.New("no interceptors: name a plugin (--plugin FILE) or a remote host (--remote COMMAND, --remote-url URL), or list them in the config file")
 	}
-	c, err := chain.New(ctx, sources, chain.Options{Interceptors: cfg.Interceptors.Enabled, Overrides: cfg.Interceptors.Overrides})
+	c, err := chain.New(ctx, sources, chain.Options{Interceptors: cfg.Interceptors.Enabled,
+		Overrides: cfg.Interceptors.Overrides, Observer: l.opts.Observer})
 	if err != nil {
 		return nil, nil, err
 	}

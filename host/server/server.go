@@ -28,6 +28,8 @@ type Options struct {
 	// MaxTimeout bounds every invocation, whatever timeoutMs asks for; 0 means
 	// 30 seconds. An invocation without timeoutMs gets MaxTimeout.
 	MaxTimeout time.Duration
+	// Observer, if set, is told about every invocation (metrics).
+	Observer chain.Observer
 }
 
 const defaultMaxTimeout = 30 * time.Second
@@ -221,39 +223,61 @@ func (s *Server) invoke(ctx context.Context, _ *mcp.ServerSession, p *wire.Param
 // the errors of SPEC.md section 1. It is what the protocol handler runs, and
 // what the CLI's invoke command runs without a transport.
 func (s *Server) Invoke(ctx context.Context, raw json.RawMessage) (*spec.Result, *spec.Error) {
+	if s.opts.Observer == nil {
+		res, _, _, err := s.invokeRaw(ctx, raw)
+		return res, err
+	}
+	start := time.Now()
+	res, d, phase, err := s.invokeRaw(ctx, raw)
+	if d != nil { // nil: the call never reached an interceptor
+		outcome := chain.OutcomeOK
+		switch {
+		case err != nil && err.IsTimeout():
+			outcome = chain.OutcomeTimeout
+		case err != nil:
+			outcome = chain.OutcomeFailed
+		case res.Blocks():
+			outcome = chain.OutcomeBlocked
+		}
+		s.opts.Observer.Invocation(d.Name, d.Type, phase, time.Since(start), outcome)
+	}
+	return res, err
+}
+
+func (s *Server) invokeRaw(ctx context.Context, raw json.RawMessage) (*spec.Result, *spec.Interceptor, spec.Phase, *spec.Error) {
 	var p spec.InvokeParams
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, spec.InvalidParams("", "interceptor/invoke needs params")
+		return nil, nil, "", spec.InvalidParams("", "interceptor/invoke needs params")
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
 		var name struct {
 			Name string `json:"name"`
 		}
 		_ = json.Unmarshal(raw, &name)
-		return nil, spec.InvalidParams(name.Name, err.Error())
+		return nil, nil, "", spec.InvalidParams(name.Name, err.Error())
 	}
 	if p.Name == "" {
-		return nil, spec.InvalidParams("", `"name" is required`)
+		return nil, nil, "", spec.InvalidParams("", `"name" is required`)
 	}
 	c, release := s.provider.Acquire()
 	defer release()
 	cat, err := s.catalogOf(c)
 	if err != nil {
-		return nil, &spec.Error{Code: spec.CodeInternalError, Message: err.Error()}
+		return nil, nil, "", &spec.Error{Code: spec.CodeInternalError, Message: err.Error()}
 	}
 	i, ok := cat.byName[p.Name]
 	if !ok {
-		return nil, spec.UnknownInterceptor(p.Name)
+		return nil, nil, "", spec.UnknownInterceptor(p.Name)
 	}
 	d := &cat.list[i]
 	if reason := checkParams(&p); reason != "" {
-		return nil, spec.InvalidParams(p.Name, reason)
+		return nil, nil, "", spec.InvalidParams(p.Name, reason)
 	}
 	if !d.Matches(p.Event, p.Phase) {
-		return nil, spec.HookNotCovered(p.Name, p.Event, p.Phase, d.Hooks)
+		return nil, nil, "", spec.HookNotCovered(p.Name, p.Event, p.Phase, d.Hooks)
 	}
 	if err := cat.schemas[i].Validate(p.Config); err != nil {
-		return nil, spec.InvalidParams(p.Name, err.Error())
+		return nil, nil, "", spec.InvalidParams(p.Name, err.Error())
 	}
 	timeout := s.opts.MaxTimeout
 	if p.TimeoutMs > 0 && time.Duration(p.TimeoutMs)*time.Millisecond < timeout {
@@ -268,22 +292,22 @@ func (s *Server) Invoke(ctx context.Context, raw json.RawMessage) (*spec.Result,
 		switch {
 		case errors.Is(ictx.Err(), context.DeadlineExceeded) && ctx.Err() == nil,
 			errors.As(err, &se) && se.IsTimeout():
-			return nil, spec.InvocationTimeout(p.Name, timeout.Milliseconds(), p.Phase)
+			return nil, d, p.Phase, spec.InvocationTimeout(p.Name, timeout.Milliseconds(), p.Phase)
 		case errors.As(err, &se):
-			return nil, se
+			return nil, d, p.Phase, se
 		}
-		return nil, spec.InvocationFailed(p.Name, err.Error())
+		return nil, d, p.Phase, spec.InvocationFailed(p.Name, err.Error())
 	}
 	if res == nil {
-		return nil, spec.InvocationFailed(p.Name, "the interceptor returned no result")
+		return nil, d, p.Phase, spec.InvocationFailed(p.Name, "the interceptor returned no result")
 	}
 	if err := spec.CheckResult(res, &p, d.Type); err != nil {
-		return nil, spec.InvocationFailed(p.Name, err.Error())
+		return nil, d, p.Phase, spec.InvocationFailed(p.Name, err.Error())
 	}
 	if res.DurationMs == 0 {
 		res.DurationMs = float64(time.Since(start)) / float64(time.Millisecond)
 	}
-	return res, nil
+	return res, d, p.Phase, nil
 }
 
 // checkParams returns why p is malformed, or "".

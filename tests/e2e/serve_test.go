@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -184,4 +187,46 @@ func names(ds []spec.Interceptor) []string {
 		out[i] = d.Name
 	}
 	return out
+}
+
+func TestServeHTTPOperability(t *testing.T) {
+	h := serveHTTP(t, "--plugin", plugin(t))
+	ctx := context.Background()
+	if _, err := h.Invoke(ctx, call("no-aws-keys", "tools/call", spec.PhaseRequest, `{"name":"x","arguments":{"k":"AKIA1"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Invoke(ctx, call("trap", "acme/trap", spec.PhaseRequest, `{}`)); err == nil {
+		t.Fatal("trap did not fail")
+	}
+	base := strings.TrimSuffix(h.Name(), "/mcp")
+	get := func(path string) string {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %s", path, resp.Status)
+		}
+		return string(b)
+	}
+	var health struct {
+		Status       string
+		Interceptors int
+	}
+	if err := json.Unmarshal([]byte(get("/healthz")), &health); err != nil || health.Status != "ok" || health.Interceptors != 9 {
+		t.Fatalf("healthz %+v %v", health, err)
+	}
+	m := get("/metrics")
+	for _, want := range []string{
+		`airlock_invocations_total{interceptor="no-aws-keys",outcome="blocked",phase="request",type="validation"} 1`,
+		`airlock_invocations_total{interceptor="trap",outcome="failed",phase="request",type="validation"} 1`,
+		`airlock_pool_instances_discarded_total{plugin="`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
 }
