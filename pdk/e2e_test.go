@@ -225,3 +225,25 @@ func (s *syncWriter) Write(b []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(b)
 }
+
+// BenchmarkE2E is one validator call with a 1 KiB payload: in-process
+// (pdktest), and through the real host with each deadline mode.
+func BenchmarkE2E(b *testing.B) {
+	payload := json.RawMessage(`{"name":"echo","arguments":{"text":"` + strings.Repeat("lorem ipsum ", 85) + `"}}`)
+	p := &spec.InvokeParams{Name: "e2e-validate", Event: "tools/call", Phase: spec.PhaseRequest, Payload: payload}
+	targets := []plugintest.Named{{Name: "pdktest", Target: pdktest.New(b)}}
+	for _, m := range []wasm.DeadlineMode{wasm.DeadlineInterrupt, wasm.DeadlineAtHostCalls} {
+		targets = append(targets, plugintest.Named{Name: "wasm-" + m.String(),
+			Target: plugintest.LoadWith(b, e2ePkg, wasm.Options{Limits: wasm.Limits{Deadlines: m}})})
+	}
+	for _, tg := range targets {
+		b.Run(tg.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if r, err := tg.Invoke(context.Background(), p); err != nil || !r.Valid {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -85,6 +85,9 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 
 	start := time.Now()
 	fmt.Fprintf(progress, "building %s (GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared)\n", opts.Dir)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return nil, err
+	}
 	tmp := out + ".tmp"
 	cmd := exec.CommandContext(ctx, goCmd, "build", "-buildmode=c-shared", "-trimpath", "-o", tmp, ".")
 	cmd.Dir = dir

@@ -74,16 +74,15 @@ func checkDescribe(t *testing.T, p *wasm.Plugin, conv wasm.Convention, name stri
 func TestC(t *testing.T) {
 	clang := testbuild.Tool(t, "clang", "clang")
 	testbuild.Tool(t, "wasm-ld", "lld")
+	if _, err := os.Stat("/usr/lib/wasm32-wasi/libc.a"); err != nil {
+		missing(t, "wasi-libc (/usr/lib/wasm32-wasi/libc.a)", "the Debian package wasi-libc")
+	}
+	if m, _ := filepath.Glob("/usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a"); len(m) == 0 {
+		missing(t, "the wasm32 compiler runtime (libclang_rt.builtins-wasm32.a)", "the Debian package libclang-rt-14-dev-wasm32")
+	}
 	src, _ := filepath.Abs("c")
 	out := filepath.Join(t.TempDir(), "shell_guard.wasm")
-	cmd := exec.Command(clang, "--target=wasm32-wasi", "-O2", "-mexec-model=reactor", "-Wl,--strip-all", "-o", out, "shell_guard.c")
-	cmd.Dir = src
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		if _, serr := os.Stat("/usr/share/wasi-sysroot"); serr != nil {
-			missing(t, "the WASI sysroot", "the Debian packages wasi-libc and libclang-rt-14-dev-wasm32")
-		}
-		t.Fatalf("clang: %v\n%s", err, msg)
-	}
+	run(t, src, clang, "--target=wasm32-wasi", "-O2", "-mexec-model=reactor", "-Wl,--strip-all", "-o", out, "shell_guard.c")
 	p := load(t, out)
 	checkDescribe(t, p, wasm.ConventionDirect, "c-shell-guard", spec.TypeValidation)
 	cases := []plugintest.Case{
