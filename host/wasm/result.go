@@ -24,7 +24,7 @@ const echoMin = 512
 func decodeResult(out []byte, params *spec.InvokeParams, scratch *[]byte) (*spec.Result, error) {
 	var r spec.Result
 	if len(params.Payload) >= echoMin {
-		if s, e, ok := payloadSpan(out); ok && bytes.Equal(out[s:e], params.Payload) {
+		if s, e, ok := payloadSpan(out, params.Payload); ok && bytes.Equal(out[s:e], params.Payload) {
 			rest := append((*scratch)[:0], out[:s]...)
 			rest = append(rest, "{}"...)
 			rest = append(rest, out[e:]...)
@@ -50,7 +50,12 @@ func decodeResult(out []byte, params *spec.InvokeParams, scratch *[]byte) (*spec
 // member of the JSON object b. ok is false when b is not an object this
 // scanner can follow, or has no such member, or has it twice (encoding/json
 // would take the last; the slow path decides such cases).
-func payloadSpan(b []byte) (start, end int, ok bool) {
+//
+// When the member's value starts with the bytes of echo (the input payload,
+// valid JSON) and the member ends right after them, the scanner jumps over
+// them instead of walking them byte by byte: a complete JSON value followed
+// by ',' or '}' can only end there.
+func payloadSpan(b, echo []byte) (start, end int, ok bool) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return 0, 0, false
@@ -78,11 +83,15 @@ func payloadSpan(b []byte) (start, end int, ok bool) {
 			return 0, 0, false
 		}
 		vs := skipSpace(b, i+1)
-		ve, good := skipValue(b, vs)
-		if !good {
+		isPayload := string(b[ks:ke]) == `"payload"`
+		var ve int
+		if j := skipSpace(b, vs+len(echo)); isPayload && len(echo) > 0 && bytes.HasPrefix(b[vs:], echo) &&
+			j < len(b) && (b[j] == ',' || b[j] == '}') {
+			ve = vs + len(echo)
+		} else if ve, good = skipValue(b, vs); !good {
 			return 0, 0, false
 		}
-		if string(b[ks:ke]) == `"payload"` {
+		if isPayload {
 			if found {
 				return 0, 0, false
 			}

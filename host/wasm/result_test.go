@@ -12,23 +12,30 @@ import (
 func TestPayloadSpan(t *testing.T) {
 	cases := []struct {
 		in   string
+		echo string
 		want string // "" when ok must be false
 	}{
-		{`{"payload":{"a":1}}`, `{"a":1}`},
-		{` { "x" : "payload" , "payload" : [1, "]\"}", {"b":[]}] , "y":null } `, `[1, "]\"}", {"b":[]}]`},
-		{`{"info":{"payload":1},"payload":"s"}`, `"s"`},
-		{`{"payload":123.5e3,"z":true}`, `123.5e3`},
-		{`{"payload":1,"payload":2}`, ""},
-		{`{"a":1}`, ""},
-		{`[{"payload":1}]`, ""},
-		{`{"payload":{"a":1}`, ""},
-		{`{"payload":"unterminated}`, ""},
-		{`{payload:1}`, ""},
-		{`{"payload"1}`, ""},
-		{``, ""},
+		{`{"payload":{"a":1}}`, ``, `{"a":1}`},
+		{` { "x" : "payload" , "payload" : [1, "]\"}", {"b":[]}] , "y":null } `, ``, `[1, "]\"}", {"b":[]}]`},
+		{`{"info":{"payload":1},"payload":"s"}`, ``, `"s"`},
+		{`{"payload":123.5e3,"z":true}`, ``, `123.5e3`},
+		{`{"payload":1,"payload":2}`, ``, ""},
+		{`{"a":1}`, ``, ""},
+		{`[{"payload":1}]`, ``, ""},
+		{`{"payload":{"a":1}`, ``, ""},
+		{`{"payload":"unterminated}`, ``, ""},
+		{`{payload:1}`, ``, ""},
+		{`{"payload"1}`, ``, ""},
+		{``, ``, ""},
+		// The echo shortcut: taken only when the value ends right after it.
+		{`{"payload":{"a":1},"b":2}`, `{"a":1}`, `{"a":1}`},
+		{`{"payload":1234}`, `123`, `1234`},
+		{`{"payload":"abc" }`, `"abc"`, `"abc"`},
+		{`{"payload":{"a":1}x}`, `{"a":1}`, ""},
+		{`{"info":"{\"a\":1}","payload":2}`, `{"a":1}`, `2`},
 	}
 	for _, c := range cases {
-		s, e, ok := payloadSpan([]byte(c.in))
+		s, e, ok := payloadSpan([]byte(c.in), []byte(c.echo))
 		if ok != (c.want != "") || (ok && c.in[s:e] != c.want) {
 			t.Errorf("payloadSpan(%s) = %q, %v; want %q", c.in, c.in[s:e], ok, c.want)
 		}
