@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,9 +36,38 @@ type Plugin struct {
 	Path         string            `json:"path"`
 	Name         string            `json:"name,omitempty"`
 	SHA256       string            `json:"sha256,omitempty"`
-	Config       map[string]string `json:"config,omitempty"`
-	AllowedHosts []string          `json:"allowedHosts,omitempty"`
-	Limits       Limits            `json:"limits,omitzero"`
+	Config       PluginConfig `json:"config,omitempty"`
+	AllowedHosts []string     `json:"allowedHosts,omitempty"`
+	Limits       Limits       `json:"limits,omitzero"`
+}
+
+// PluginConfig is a plugin's configuration: the string values a plugin reads
+// with Extism config_get. In YAML a value may be any value: a string is
+// passed as it is, anything else (a list of rules, a number) as its JSON,
+// which is how the Go PDK reads structured settings.
+type PluginConfig map[string]string
+
+// UnmarshalJSON accepts an object of any values.
+func (c *PluginConfig) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return errors.New("plugin config is a mapping of names to values")
+	}
+	out := make(PluginConfig, len(raw))
+	for k, v := range raw {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			out[k] = s
+			continue
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, v); err != nil {
+			return err
+		}
+		out[k] = compact.String()
+	}
+	*c = out
+	return nil
 }
 
 // Limits bound a plugin. Zero values take the host's defaults.

@@ -23,7 +23,8 @@ func TestLoadFull(t *testing.T) {
 	if f.Plugins[1].Path != "/opt/airlock/pii-redact.wasm" {
 		t.Errorf("absolute path changed: %q", f.Plugins[1].Path)
 	}
-	if p.Name != "secrets" || p.Config["allow"] != "AKIAIOSFODNN7EXAMPLE" || len(p.SHA256) != 64 {
+	if p.Name != "secrets" || p.Config["allow"] != "AKIAIOSFODNN7EXAMPLE" || p.Config["minEntropy"] != "4.2" ||
+		p.Config["disable"] != `["jwt","slack-token"]` || len(p.SHA256) != 64 {
 		t.Errorf("plugin %+v", p)
 	}
 	l := p.Limits
