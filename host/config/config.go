@@ -33,9 +33,9 @@ type File struct {
 type Plugin struct {
 	// Path is the .wasm file. Relative paths are relative to the config
 	// file's folder; [File.Resolve] makes them absolute.
-	Path         string            `json:"path"`
-	Name         string            `json:"name,omitempty"`
-	SHA256       string            `json:"sha256,omitempty"`
+	Path         string       `json:"path"`
+	Name         string       `json:"name,omitempty"`
+	SHA256       string       `json:"sha256,omitempty"`
 	Config       PluginConfig `json:"config,omitempty"`
 	AllowedHosts []string     `json:"allowedHosts,omitempty"`
 	Limits       Limits       `json:"limits,omitzero"`
