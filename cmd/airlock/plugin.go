@@ -1,7 +1,11 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/airlock-mcp/airlock/internal/pluginbuild"
+	"github.com/airlock-mcp/airlock/spec"
 )
 
 // pluginCommand is `airlock plugin ...`: tools for plugin authors.
@@ -76,8 +81,78 @@ func pluginCommand() *cli.Command {
 				}
 				return nil
 			},
-		}},
+		}, inspectCommand()},
 	}
+}
+
+// inspectCommand is `airlock plugin inspect FILE`.
+func inspectCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "inspect",
+		Usage:     "show a .wasm plugin's ABI, imports, exports, interceptors, size and sha256",
+		ArgsUsage: "FILE",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print JSON"}},
+		Action: func(c *cli.Context) error {
+			// Flags may follow FILE, where the flag parser leaves them.
+			asJSON, path := c.Bool("json"), ""
+			for _, a := range c.Args().Slice() {
+				switch {
+				case a == "--json" || a == "-json":
+					asJSON = true
+				case path == "" && !strings.HasPrefix(a, "-"):
+					path = a
+				default:
+					return fmt.Errorf("unexpected argument %q (airlock plugin inspect FILE [--json])", a)
+				}
+			}
+			if path == "" {
+				return fmt.Errorf("plugin inspect takes one FILE")
+			}
+			bin, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("plugin %s: %w", path, unwrapPathError(err))
+			}
+			m, err := pluginbuild.Inspect(bin)
+			if err != nil {
+				return fmt.Errorf("plugin %s: %w", path, err)
+			}
+			sum := sha256.Sum256(bin)
+			info := struct {
+				File         string             `json:"file"`
+				Size         int                `json:"size"`
+				SHA256       string             `json:"sha256"`
+				ABI          string             `json:"abi"`
+				Exports      []string           `json:"exports"`
+				Imports      []string           `json:"imports"`
+				Interceptors []spec.Interceptor `json:"interceptors"`
+			}{path, len(bin), hex.EncodeToString(sum[:]), m.Convention, m.Exports, m.Imports, nil}
+			if info.Interceptors, err = pluginbuild.Describe(c.Context, bin, filepath.Base(path), c.String("cache-dir")); err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(c, info)
+			}
+			w := c.App.Writer
+			fmt.Fprintf(w, "file:         %s (%s)\nsha256:       %s\nabi:          %s\nexports:      %s\nimports:      %s\n",
+				path, sizeText(int64(len(bin))), info.SHA256, info.ABI, strings.Join(m.Exports, ", "), importsText(m.Imports))
+			for i, d := range info.Interceptors {
+				label := "interceptors:"
+				if i > 0 {
+					label = ""
+				}
+				fmt.Fprintf(w, "%-13s %s (%s) %s\n", label, d.Name, d.Type, hooksText(d.Hooks))
+			}
+			return nil
+		},
+	}
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func relPath(p string) string {

@@ -134,7 +134,7 @@ wait:
 	res.Exports, res.Imports, res.Convention = mod.Exports, mod.Imports, mod.Convention
 	if !opts.NoLoad {
 		fmt.Fprintf(progress, "loading it in the sandbox to read its interceptors\n")
-		descs, err := describe(ctx, bin, filepath.Base(out), opts.CacheDir)
+		descs, err := Describe(ctx, bin, filepath.Base(out), opts.CacheDir)
 		if err != nil {
 			return res, err
 		}
@@ -144,7 +144,9 @@ wait:
 	return res, nil
 }
 
-func describe(ctx context.Context, bin []byte, name, cacheDir string) ([]spec.Interceptor, error) {
+// Describe loads bin in the sandbox (with one instance) and returns the
+// interceptors it describes, validated as the host validates them.
+func Describe(ctx context.Context, bin []byte, name, cacheDir string) ([]spec.Interceptor, error) {
 	eng, err := wasm.NewEngine(wasm.EngineOptions{CacheDir: cacheDir})
 	if err != nil {
 		// No user cache directory: compile in memory.

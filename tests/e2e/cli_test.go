@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -168,4 +170,29 @@ func badDescriptorModule(t *testing.T) []byte {
   (func (export "airlock_describe") (result i64)
     (i64.or (i64.shl (i64.const 1024) (i64.const 32)) (i64.const %d)))
   (func (export "airlock_invoke") (param i32 i32) (result i64) (i64.const 0)))`, quoted, len(desc)))
+}
+
+func TestCLIPluginInspect(t *testing.T) {
+	p := plugin(t)
+	r := airlock(t, "", "plugin", "inspect", p, "--json")
+	var info struct {
+		Size         int
+		SHA256       string
+		ABI          string
+		Imports      []string
+		Interceptors []spec.Interceptor
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &info); err != nil || r.code != 0 {
+		t.Fatalf("exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	bin, _ := os.ReadFile(p)
+	sum := sha256.Sum256(bin)
+	if info.Size != len(bin) || info.SHA256 != hex.EncodeToString(sum[:]) || info.ABI != "extism" || len(info.Interceptors) != 9 ||
+		!slices.Contains(info.Imports, "extism:host/env.output_set") {
+		t.Fatalf("inspect: %+v", info)
+	}
+	r = airlock(t, "", "plugin", "inspect", p)
+	if r.code != 0 || !strings.Contains(r.stdout, "sha256:       "+info.SHA256) || !strings.Contains(r.stdout, "no-aws-keys (validation)") {
+		t.Fatalf("table:\n%s", r.stdout)
+	}
 }
