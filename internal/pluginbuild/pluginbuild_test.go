@@ -1,4 +1,4 @@
-package pluginbuild
+package pluginbuild_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/airlock-mcp/airlock/internal/pluginbuild"
 	"github.com/airlock-mcp/airlock/internal/testbuild"
 )
 
@@ -19,7 +20,7 @@ func TestBuildBundledPlugin(t *testing.T) {
 	root := testbuild.ModuleRoot(t)
 	out := filepath.Join(t.TempDir(), "sg.wasm")
 	var progress bytes.Buffer
-	res, err := Build(context.Background(), Options{Dir: filepath.Join(root, "plugins", "size-guard"), Out: out,
+	res, err := pluginbuild.Build(context.Background(), pluginbuild.Options{Dir: filepath.Join(root, "plugins", "size-guard"), Out: out,
 		Progress: &progress, CacheDir: filepath.Join(testbuild.CacheDir(), "wazero")})
 	if err != nil {
 		t.Fatal(err)
@@ -44,11 +45,11 @@ func TestBuildBundledPlugin(t *testing.T) {
 
 func TestBuildErrors(t *testing.T) {
 	root := testbuild.ModuleRoot(t)
-	_, err := Build(context.Background(), Options{Dir: filepath.Join(root, "spec"), Out: filepath.Join(t.TempDir(), "x.wasm"), NoLoad: true})
+	_, err := pluginbuild.Build(context.Background(), pluginbuild.Options{Dir: filepath.Join(root, "spec"), Out: filepath.Join(t.TempDir(), "x.wasm"), NoLoad: true})
 	if err == nil || !strings.Contains(err.Error(), "a plugin is a main package") {
 		t.Errorf("building a library: %v", err)
 	}
-	if _, err := Build(context.Background(), Options{Dir: filepath.Join(root, "no-such-dir")}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+	if _, err := pluginbuild.Build(context.Background(), pluginbuild.Options{Dir: filepath.Join(root, "no-such-dir")}); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("missing dir: %v", err)
 	}
 }
@@ -66,7 +67,7 @@ func TestInspect(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Inspect(testbuild.WAT(t, c.wat))
+			m, err := pluginbuild.Inspect(testbuild.WAT(t, c.wat))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,8 +77,27 @@ func TestInspect(t *testing.T) {
 		})
 	}
 	for _, bad := range [][]byte{nil, []byte("(module)"), []byte("\x00asm\x01\x00\x00\x00\x07\x05\x01")} {
-		if _, err := Inspect(bad); err == nil {
-			t.Errorf("Inspect(%q) accepted", bad)
+		if _, err := pluginbuild.Inspect(bad); err == nil {
+			t.Errorf("pluginbuild.Inspect(%q) accepted", bad)
 		}
+	}
+}
+
+func TestCached(t *testing.T) {
+	root := testbuild.ModuleRoot(t)
+	cache := t.TempDir()
+	dir := filepath.Join(root, "plugins", "size-guard")
+	p1, built, err := pluginbuild.Cached(context.Background(), dir, cache, nil)
+	if err != nil || !built {
+		t.Fatalf("first: %s %v %v", p1, built, err)
+	}
+	p2, built, err := pluginbuild.Cached(context.Background(), dir, cache, nil)
+	if err != nil || built || p2 != p1 {
+		t.Fatalf("second: %s %v %v (first %s)", p2, built, err, p1)
+	}
+	h1, _ := pluginbuild.InputsHash(dir)
+	h2, _ := pluginbuild.InputsHash(filepath.Join(root, "plugins", "secrets"))
+	if h1 == "" || h1 == h2 {
+		t.Fatalf("hashes %q %q", h1, h2)
 	}
 }

@@ -8,15 +8,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/airlock-mcp/airlock/internal/pluginbuild"
 )
 
 // SkipEnv, set to 1, turns a missing toolchain into a skip instead of a
@@ -62,7 +61,7 @@ func GoPlugin(tb testing.TB, pkg string) string {
 	tb.Helper()
 	rootDir := ModuleRoot(tb)
 	dir := filepath.Join(rootDir, pkg)
-	key, err := goInputsHash(rootDir, dir)
+	key, err := pluginbuild.InputsHash(dir)
 	if err != nil {
 		tb.Fatalf("testbuild: hashing the inputs of %s: %v", pkg, err)
 	}
@@ -142,59 +141,4 @@ func cached(tb testing.TB, name string, build func(out string) error) string {
 		tb.Fatal(err)
 	}
 	return path
-}
-
-// goInputsHash hashes the Go version, go.mod and go.sum, and every file of
-// every package of this module that the plugin at dir depends on.
-func goInputsHash(rootDir, dir string) (string, error) {
-	cmd := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}", ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	out, err := cmd.Output()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			return "", fmt.Errorf("go list: %v\n%s", err, ee.Stderr)
-		}
-		return "", err
-	}
-	var dirs []string
-	for _, d := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if d != "" && strings.HasPrefix(d, rootDir) {
-			dirs = append(dirs, d)
-		}
-	}
-	sort.Strings(dirs)
-	h := sha256.New()
-	fmt.Fprintln(h, runtime.Version())
-	for _, f := range []string{"go.mod", "go.sum"} {
-		if err := hashFile(h, filepath.Join(rootDir, f)); err != nil {
-			return "", err
-		}
-	}
-	for _, d := range dirs {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			return "", err
-		}
-		for _, e := range entries {
-			if e.IsDir() {
-				continue
-			}
-			fmt.Fprintln(h, filepath.Join(d, e.Name()))
-			if err := hashFile(h, filepath.Join(d, e.Name())); err != nil {
-				return "", err
-			}
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)[:12]), nil
-}
-
-func hashFile(h io.Writer, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = io.Copy(h, f)
-	return err
 }
