@@ -56,6 +56,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			return cli.ShowAppHelp(c)
 		},
 		Commands: []*cli.Command{
+			demoCommand(),
 			serveCommand(),
 			listCommand(),
 			invokeCommand(),
