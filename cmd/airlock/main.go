@@ -58,6 +58,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			demoCommand(),
 			serveCommand(),
+			gatewayCommand(),
 			listCommand(),
 			invokeCommand(),
 			chainCommand(),
