@@ -165,7 +165,10 @@ func TestHandle(t *testing.T) {
 
 	t.Run("a block never calls next", func(t *testing.T) {
 		called := false
-		next := func(context.Context, mcp.Params) (mcp.Result, error) { called = true; return &mcp.CallToolResult{}, nil }
+		next := func(context.Context, mcp.Params) (mcp.Result, error) {
+			called = true
+			return &mcp.CallToolResult{}, nil
+		}
 		res, err := e.Handle(ctx, intercept.Call{Method: "tools/call", Params: &mcp.CallToolParams{Name: "x", Arguments: map[string]any{"a": "secret"}}}, next)
 		if err != nil {
 			t.Fatal(err)
@@ -186,7 +189,9 @@ func TestHandle(t *testing.T) {
 
 	t.Run("a mutation that does not decode is a failure", func(t *testing.T) {
 		_, err := e.Handle(ctx, intercept.Call{Method: "prompts/get", Params: &mcp.GetPromptParams{Name: "p"}},
-			func(context.Context, mcp.Params) (mcp.Result, error) { return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}, nil })
+			func(context.Context, mcp.Params) (mcp.Result, error) {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}, nil
+			})
 		var we *jsonrpc.Error
 		if !errors.As(err, &we) || we.Code != -32603 {
 			t.Fatalf("got %v", err)
