@@ -54,7 +54,7 @@ func TestExtismFailures(t *testing.T) {
 func TestDeadlineStopsInfiniteLoop(t *testing.T) {
 	for _, plugin := range []string{"extism", "direct"} {
 		t.Run(plugin, func(t *testing.T) {
-			p := load(t, goPlugin(t, plugin), wasm.Options{Name: plugin, Limits: wasm.Limits{MaxInstances: 1}})
+			p := load(t, goPlugin(t, plugin), wasm.Options{Name: plugin, Limits: wasm.Limits{MaxInstances: 1, Timeout: 30 * time.Second}})
 			start := time.Now()
 			params := &spec.InvokeParams{Name: "misbehave", Event: "test/misbehave", Phase: spec.PhaseRequest,
 				Payload: json.RawMessage(`{}`), Config: json.RawMessage(`{"do":"loop"}`), TimeoutMs: 100}
@@ -70,8 +70,10 @@ func TestDeadlineStopsInfiniteLoop(t *testing.T) {
 				t.Fatalf("the loop ran %v past a 100 ms deadline", el)
 			}
 			// The only instance was discarded; its replacement serves the
-			// next call.
-			params.Config = json.RawMessage(`{}`)
+			// next call. Starting a Go instance takes milliseconds, much
+			// more under -race on a loaded machine, and this call waits for
+			// it: give it a generous deadline.
+			params.Config, params.TimeoutMs = json.RawMessage(`{}`), 0
 			if _, err := p.Invoke(context.Background(), params); err != nil {
 				t.Fatal(err)
 			}

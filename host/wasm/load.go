@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/airlock-mcp/airlock/abi"
+	"github.com/airlock-mcp/airlock/host/wasm/internal/deadline"
 	"github.com/airlock-mcp/airlock/host/wasm/internal/hostenv"
 	"github.com/airlock-mcp/airlock/host/wasm/internal/pool"
 	"github.com/airlock-mcp/airlock/host/wasm/internal/wasmbin"
@@ -64,7 +65,14 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 		logger = e.logger
 	}
 
-	cfg := limits.Deadlines.internal().Configure(
+	// The module is rewritten (or not) for the deadline mode before it is
+	// compiled, so that the compilation cache keys on the code that runs.
+	code, mode, perr := limits.Deadlines.internal().Prepare(bin)
+	if perr != nil {
+		logger.Warn("deadlines fall back to close-on-context-done, which makes calls several times slower: "+
+			"the module cannot be instrumented", "plugin", name, "reason", perr.Error())
+	}
+	cfg := mode.Configure(
 		wazero.NewRuntimeConfig().
 			WithCompilationCache(e.cache).
 			WithMemoryLimitPages(limits.MemoryPages))
@@ -80,13 +88,18 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 	if err := hostenv.Instantiate(ctx, rt); err != nil {
 		return nil, err
 	}
+	if mode == deadline.Interrupt {
+		if err := deadline.Instantiate(ctx, rt); err != nil {
+			return nil, err
+		}
+	}
 	// A Go plugin is a few MB of code: compile its functions on every core
 	// (only a cache miss pays for it).
-	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), bin)
+	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), code)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotWasm, err)
 	}
-	if err := checkImports(rt, compiled, bin); err != nil {
+	if err := checkImports(rt, compiled, bin, mode == deadline.Interrupt); err != nil {
 		return nil, err
 	}
 	conv, err := detectConvention(compiled)
@@ -143,13 +156,17 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 }
 
 // checkImports refuses every import the host does not provide, listing all
-// of them at once so that one rebuild fixes them.
-func checkImports(rt wazero.Runtime, compiled wazero.CompiledModule, bin []byte) error {
+// of them at once so that one rebuild fixes them. bin is the module as the
+// plugin's author built it; compiled may be its rewrite, which imports the
+// deadline module when instrumented is set.
+func checkImports(rt wazero.Runtime, compiled wazero.CompiledModule, bin []byte, instrumented bool) error {
 	var bad []string
 	for _, f := range compiled.ImportedFunctions() {
 		mod, name, _ := f.Import()
-		switch mod {
-		case abi.ExtismModule, abi.HostModule, abi.WASIModule:
+		switch {
+		case mod == deadline.ImportModule && instrumented:
+			continue // added by the rewrite, which refuses a module that imports it itself
+		case mod == abi.ExtismModule, mod == abi.HostModule, mod == abi.WASIModule:
 		default:
 			bad = append(bad, mod+"."+name)
 			continue

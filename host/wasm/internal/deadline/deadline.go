@@ -6,27 +6,98 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/airlock-mcp/airlock/host/wasm/internal/instrument"
 )
 
 // Mode says how deadlines are enforced for one plugin.
 type Mode uint8
 
 const (
-	// Interrupt stops the guest wherever it is when the deadline passes; the
-	// instance is closed and must be replaced.
+	// Interrupt stops the guest wherever it is when the deadline passes: the
+	// module is rewritten at load with fuel checks at every function entry
+	// and loop header ([Prepare]), and the host's tick ends the call once
+	// the deadline has passed. The instance must then be replaced.
 	Interrupt Mode = iota
 	// AtHostCalls observes the deadline only at host calls and on return. A
 	// guest that loops without calling the host runs until it stops by
 	// itself; its result is then discarded as a timeout.
 	AtHostCalls
+	// CloseOnContextDone is wazero's own mechanism: compiled code checks for
+	// a done context on every loop back-edge and function entry (an exit to
+	// Go each time) and closes the instance. Kept for comparison, and as the
+	// fallback for a module the rewriter cannot read.
+	CloseOnContextDone
 )
 
-// Configure returns cfg set up for m. Modules compiled with different modes
-// differ (the interrupting code is compiled in), and wazero keys its
-// compilation cache by the mode, so both can share one cache.
+// Refill is the fuel one tick grants: the number of instructions the guest
+// may run, counted at load and charged ahead at each check, before it asks
+// the host again. A tick costs about 0.1 µs; a million instructions take
+// about a millisecond at most for code without cache misses, so a runaway
+// guest is stopped within about a millisecond of its deadline and a busy
+// one pays well under 1% for the ticks.
+const Refill = 1 << 20
+
+// Configure returns cfg set up for m. The compiled code differs by mode
+// (rewritten bytes, or wazero's own checks), and wazero keys its compilation
+// cache by both, so every mode can share one cache.
 func (m Mode) Configure(cfg wazero.RuntimeConfig) wazero.RuntimeConfig {
-	return cfg.WithCloseOnContextDone(m == Interrupt)
+	return cfg.WithCloseOnContextDone(m == CloseOnContextDone)
+}
+
+// Prepare returns the module to compile for m: for Interrupt, bin rewritten
+// with fuel checks; otherwise bin itself. When the rewriter cannot read bin,
+// it returns bin, CloseOnContextDone and the reason: the caller should say
+// so, since that mode costs much more.
+func (m Mode) Prepare(bin []byte) ([]byte, Mode, error) {
+	if m != Interrupt {
+		return bin, m, nil
+	}
+	out, _, err := instrument.Rewrite(bin)
+	if err != nil {
+		return bin, CloseOnContextDone, err
+	}
+	return out, Interrupt, nil
+}
+
+// ImportModule is the host module rewritten modules import; a plugin may not
+// import it itself.
+const ImportModule = instrument.ImportModule
+
+// Instantiate adds the host module that rewritten modules call into to rt.
+func Instantiate(ctx context.Context, rt wazero.Runtime) error {
+	_, err := rt.NewHostModuleBuilder(instrument.ImportModule).
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(tick), nil, []api.ValueType{api.ValueTypeI64}).
+		Export(instrument.ImportName).
+		Instantiate(ctx)
+	return err
+}
+
+// tick is called by the guest when its fuel runs out. It runs on the guest's
+// own goroutine and reads the clock itself, so it needs no timer to fire and
+// no other goroutine to run: it stops a runaway guest even when every thread
+// of the host is busy running guests. Being Go code, it is also a point where
+// the Go scheduler can preempt the goroutine.
+func tick(ctx context.Context, _ api.Module, stack []uint64) {
+	if err := ctx.Err(); err != nil {
+		stop(err)
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		stop(context.DeadlineExceeded)
+	}
+	stack[0] = Refill
+}
+
+// stop ends the guest call: wazero returns the exit error from the call
+// unwrapped.
+func stop(err error) {
+	if errors.Is(err, context.Canceled) {
+		panic(sys.NewExitError(sys.ExitCodeContextCanceled))
+	}
+	panic(sys.NewExitError(sys.ExitCodeDeadlineExceeded))
 }
 
 // Bound returns the context a guest call runs under: ctx with the deadline
