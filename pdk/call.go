@@ -11,50 +11,74 @@ import (
 
 // Call is one invocation of an interceptor: what it is called with, and the
 // host services it may use. It is valid only during the handler call.
+//
+// # Notes
+//
+//   - The raw members (Payload, RawConfig, Meta) are views of the input
+//     buffer, not copies: they are valid only until the handler returns, and
+//     must not be modified. Copy what must outlive the call.
+//   - Nothing is decoded before a handler asks for it: the typed accessors,
+//     Decode, Config, Context and Params each decode on use.
 type Call struct {
-	p    *spec.InvokeParams
+	inv  invocation
 	typ  spec.Type
 	host hostapi.Host
+	p    *spec.InvokeParams // built on first use of Params, Context or Principal
+}
+
+// spec returns the spec form of the params, built once. A context that does
+// not decode fails the call.
+func (c *Call) spec() *spec.InvokeParams {
+	if c.p == nil {
+		p, err := c.inv.params()
+		if err != nil {
+			c.Fail(err)
+		}
+		c.p = p
+	}
+	return c.p
 }
 
 // Name is the interceptor's name.
-func (c *Call) Name() string { return c.p.Name }
+func (c *Call) Name() string { return c.inv.name }
 
 // Event is the governed method ("tools/call", ...).
-func (c *Call) Event() string { return c.p.Event }
+func (c *Call) Event() string { return c.inv.event }
 
 // Phase is Request or Response.
-func (c *Call) Phase() Phase { return c.p.Phase }
+func (c *Call) Phase() Phase { return c.inv.phase }
 
 // Payload is the raw payload: the governed request's params in the request
-// phase, its result in the response phase. Do not modify it.
-func (c *Call) Payload() json.RawMessage { return c.p.Payload }
+// phase, its result in the response phase. Do not modify it, and copy it to
+// keep it past the call.
+func (c *Call) Payload() json.RawMessage { return c.inv.payload }
 
 // Params are the whole interceptor/invoke params. Do not modify them.
-func (c *Call) Params() *spec.InvokeParams { return c.p }
+func (c *Call) Params() *spec.InvokeParams { return c.spec() }
 
 // TimeoutMs is the call's own deadline in milliseconds, 0 when none was
 // given (the host's limit still applies).
-func (c *Call) TimeoutMs() int64 { return c.p.TimeoutMs }
+func (c *Call) TimeoutMs() int64 { return c.inv.timeoutMs }
 
 // Meta is the call's _meta object, or nil.
-func (c *Call) Meta() json.RawMessage { return c.p.Meta }
+func (c *Call) Meta() json.RawMessage { return c.inv.meta }
 
 // Context is the call's context (principal, trace and span ids, timestamp,
 // session); the zero Context when the caller gave none.
 func (c *Call) Context() spec.Context {
-	if c.p.Context == nil {
-		return spec.Context{}
+	if p := c.spec(); p.Context != nil {
+		return *p.Context
 	}
-	return *c.p.Context
+	return spec.Context{}
 }
 
 // Principal is the caller, or an anonymous principal when none was given.
 func (c *Call) Principal() spec.Principal {
-	if c.p.Context == nil || c.p.Context.Principal == nil {
+	p := c.spec()
+	if p.Context == nil || p.Context.Principal == nil {
 		return spec.Principal{Type: spec.PrincipalAnonymous}
 	}
-	return *c.p.Context.Principal
+	return *p.Context.Principal
 }
 
 // PrincipalKey is a stable string for the caller: "type:id", or "anonymous".
@@ -72,8 +96,8 @@ func (c *Call) PrincipalKey() string {
 
 // Decode decodes the payload into v.
 func (c *Call) Decode(v any) error {
-	if err := json.Unmarshal(c.p.Payload, v); err != nil {
-		return fmt.Errorf("%s %s payload: %w", c.p.Event, c.p.Phase, err)
+	if err := json.Unmarshal(c.inv.payload, v); err != nil {
+		return fmt.Errorf("%s %s payload: %w", c.inv.event, c.inv.phase, err)
 	}
 	return nil
 }
@@ -83,7 +107,7 @@ func (c *Call) Decode(v any) error {
 // failure of this interceptor, fail-closed unless failOpen), never as a
 // verdict.
 func (c *Call) Fail(err error) {
-	panic(failure{fmt.Sprintf("interceptor %q failed: %v", c.p.Name, err)})
+	panic(failure{fmt.Sprintf("interceptor %q failed: %v", c.inv.name, err)})
 }
 
 // Failf is Fail with a formatted message.

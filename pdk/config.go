@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/airlock-mcp/airlock/internal/jsonscan"
 )
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
 // RawConfig is the call's own config object (interceptor/invoke "config"),
 // or nil.
-func (c *Call) RawConfig() json.RawMessage { return c.p.Config }
+func (c *Call) RawConfig() json.RawMessage { return c.inv.config }
 
 // PluginConfig returns the plugin-wide configuration value of key: what the
 // host's operator set for this plugin (wasm.Options.Config; Extism
@@ -36,9 +40,9 @@ func (c *Call) Config(v any) error {
 			return err
 		}
 	}
-	if len(c.p.Config) > 0 && string(c.p.Config) != "null" {
-		if err := json.Unmarshal(c.p.Config, v); err != nil {
-			return fmt.Errorf("pdk: interceptor %q: call config: %w", c.p.Name, err)
+	if len(c.inv.config) > 0 && string(c.inv.config) != "null" {
+		if err := json.Unmarshal(c.inv.config, v); err != nil {
+			return fmt.Errorf("pdk: interceptor %q: call config: %w", c.inv.name, err)
 		}
 	}
 	return nil
@@ -66,6 +70,17 @@ func (c *Call) pluginLayer(s reflect.Value) error {
 			continue
 		}
 		fv := s.Field(i)
+		if fv.Kind() == reflect.String && !fv.Addr().Type().Implements(unmarshalerType) {
+			// What encoding/json would do, without reflection: a JSON
+			// string is decoded, null leaves the field alone, anything
+			// else is taken as the plain string.
+			if start, end, err := jsonscan.Value([]byte(raw)); err != nil || (raw[start] != '"' && raw[start] != 'n') {
+				fv.SetString(raw)
+			} else if raw[start] == '"' {
+				fv.SetString(jsonscan.Unquote([]byte(raw[start:end])))
+			}
+			continue
+		}
 		if err := json.Unmarshal([]byte(raw), fv.Addr().Interface()); err != nil {
 			if fv.Kind() == reflect.String {
 				fv.SetString(raw)

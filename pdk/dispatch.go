@@ -1,7 +1,6 @@
 package pdk
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -18,21 +17,31 @@ func init() {
 
 // dispatch runs one invocation: decode the params, run the handler, encode
 // its result echoing the call. An error is the failure's reason.
-func dispatch(h hostapi.Host, input []byte) (out []byte, err error) {
-	var p spec.InvokeParams
-	if err := json.Unmarshal(input, &p); err != nil {
+func dispatch(h hostapi.Host, input []byte) ([]byte, error) {
+	return dispatchInto(nil, h, input)
+}
+
+// dispatchInto is dispatch appending the output to dst. The call keeps
+// slices of input (the raw payload, config and _meta) only while it runs.
+func dispatchInto(dst []byte, h hostapi.Host, input []byte) (out []byte, err error) {
+	inv, err := decodeInvoke(input)
+	if err != nil {
 		return nil, fmt.Errorf("pdk: the input is not interceptor/invoke params: %w", err)
 	}
-	e := byName[p.Name]
+	e := byName[inv.name]
 	if e == nil {
-		return nil, fmt.Errorf("pdk: this plugin has no interceptor named %q", p.Name)
+		return nil, fmt.Errorf("pdk: this plugin has no interceptor named %q", inv.name)
 	}
-	c := &Call{p: &p, typ: e.desc.Type, host: h}
-	res := spec.Result{Interceptor: p.Name, Type: e.desc.Type, Phase: p.Phase}
+	c := &Call{inv: inv, typ: e.desc.Type, host: h}
+	res := spec.Result{Interceptor: inv.name, Type: e.desc.Type, Phase: inv.phase}
 	if err := run(c, e, &res); err != nil {
 		return nil, err
 	}
-	return json.Marshal(res)
+	out, err = appendResult(dst, &res)
+	if err != nil {
+		return nil, fmt.Errorf("interceptor %q: %w", inv.name, err)
+	}
+	return out, nil
 }
 
 // run calls the handler, turning a panic into an error.
@@ -43,7 +52,7 @@ func run(c *Call, e *entry, res *spec.Result) (err error) {
 				err = errors.New(f.msg)
 				return
 			}
-			err = fmt.Errorf("interceptor %q panicked: %v%s", c.p.Name, r, panicSite())
+			err = fmt.Errorf("interceptor %q panicked: %v%s", c.inv.name, r, panicSite())
 		}
 	}()
 	switch {
@@ -55,7 +64,7 @@ func run(c *Call, e *entry, res *spec.Result) (err error) {
 		err = e.sink(c).fill(res)
 	}
 	if err != nil {
-		err = fmt.Errorf("interceptor %q: %w", c.p.Name, err)
+		err = fmt.Errorf("interceptor %q: %w", c.inv.name, err)
 	}
 	return err
 }

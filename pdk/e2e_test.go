@@ -105,7 +105,8 @@ func TestE2EValidator(t *testing.T) {
 func TestE2EMutators(t *testing.T) {
 	rs := spec.PhaseResponse
 	// Odd key order and escapes: members that are not rewritten keep their
-	// order and form (encoding/json compacts the white space on the way out).
+	// order and form. (White space is kept too through the real host; pdktest
+	// compacts the payload on the way in, so the check compacts it.)
 	const odd = `{ "content" : [ {"type":"text","text":"my secret is \"x\"\u00e9"} ],"isError":false ,"z":1}`
 	cases := []plugintest.Case{
 		{Name: "rewrite: nothing to do", Interceptor: "e2e-mutate", Event: "tools/call", Phase: rs,
@@ -114,8 +115,9 @@ func TestE2EMutators(t *testing.T) {
 			Payload: odd, Modified: true,
 			Check: func(t *testing.T, r *spec.Result) {
 				want := `{"content":[{"type":"text","text":"my ****** is \"x\"é"}],"isError":false,"z":1}`
-				if string(r.Payload) != want {
-					t.Errorf("payload\n got %s\nwant %s", r.Payload, want)
+				var got bytes.Buffer
+				if err := json.Compact(&got, r.Payload); err != nil || got.String() != want {
+					t.Errorf("payload\n got %s\nwant %s (%v)", r.Payload, want, err)
 				}
 				if string(r.Info) != `{"redacted":1}` {
 					t.Errorf("info = %s", r.Info)

@@ -3,6 +3,8 @@ package pdk
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/airlock-mcp/airlock/internal/jsonscan"
 )
 
 // Typed forms of the common payloads. Every type keeps the members it does
@@ -190,9 +192,11 @@ type LLMMessage struct {
 
 // Text returns the content when it is a JSON string, else "".
 func (m *LLMMessage) Text() string {
-	var s string
-	_ = json.Unmarshal(m.Content, &s)
-	return s
+	start, end, err := jsonscan.Value(m.Content)
+	if err != nil || m.Content[start] != '"' {
+		return ""
+	}
+	return jsonscan.Unquote(m.Content[start:end])
 }
 
 // SetText sets the content to the string s.
@@ -217,11 +221,16 @@ type LLMUsage struct {
 // Typed accessors. Each checks the event and phase, so that a handler hooked
 // to several events cannot misread one payload as another.
 
-func (c *Call) decodeAs(event string, phase Phase, v any) error {
-	if c.p.Event != event || c.p.Phase != phase {
-		return fmt.Errorf("pdk: payload of %s %s is not a %s %s payload", c.p.Event, c.p.Phase, event, phase)
+func (c *Call) decodeAs(event string, phase Phase, v json.Unmarshaler) error {
+	if c.inv.event != event || c.inv.phase != phase {
+		return fmt.Errorf("pdk: payload of %s %s is not a %s %s payload", c.inv.event, c.inv.phase, event, phase)
 	}
-	return c.Decode(v)
+	// The typed payloads validate as they decode (unmarshalKeep): calling
+	// them directly saves encoding/json's separate validation pass.
+	if err := v.UnmarshalJSON(c.inv.payload); err != nil {
+		return fmt.Errorf("%s %s payload: %w", event, phase, err)
+	}
+	return nil
 }
 
 // ToolCall decodes a tools/call request payload.
@@ -292,12 +301,15 @@ func (c *Call) LLMResponse() (*LLMResponse, error) {
 
 // ToolName is the tool's name of a tools/call request, else "".
 func (c *Call) ToolName() string {
-	if c.p.Event != "tools/call" || c.p.Phase != Request {
+	if c.inv.event != "tools/call" || c.inv.phase != Request {
 		return ""
 	}
-	var v struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(c.p.Payload, &v)
-	return v.Name
+	var name string
+	_ = jsonscan.Members(c.inv.payload, func(key, val []byte) error {
+		if jsonscan.Key(key, "name") {
+			_ = setString(&name, val, "name")
+		}
+		return nil
+	})
+	return name
 }

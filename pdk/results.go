@@ -174,7 +174,7 @@ func (c *Call) Replace(v any) Mutation {
 	if !json.Valid(raw) {
 		c.Failf("the replacement payload is not valid JSON")
 	}
-	if bytes.Equal(raw, c.p.Payload) || spec.JSONEqual(raw, c.p.Payload) {
+	if bytes.Equal(raw, c.inv.payload) || spec.JSONEqual(raw, c.inv.payload) {
 		return Mutation{}
 	}
 	return Mutation{modified: true, payload: raw}
@@ -184,7 +184,7 @@ func (c *Call) Replace(v any) Mutation {
 // value (not object keys) goes through fn; see [RewriteStrings]. Only the
 // strings fn changes are re-encoded; all other bytes stay as they were.
 func (c *Call) RewriteStrings(fn func(path Path, s string) (string, bool)) Mutation {
-	out, changed, err := RewriteStrings(c.p.Payload, fn)
+	out, changed, err := RewriteStrings(c.inv.payload, fn)
 	if err != nil {
 		c.Fail(err)
 	}
@@ -197,7 +197,7 @@ func (c *Call) RewriteStrings(fn func(path Path, s string) (string, bool)) Mutat
 // WalkStrings calls fn for every string value of the payload with its JSON
 // Pointer; see [WalkStrings].
 func (c *Call) WalkStrings(fn func(path Path, s string)) {
-	if err := WalkStrings(c.p.Payload, fn); err != nil {
+	if err := WalkStrings(c.inv.payload, fn); err != nil {
 		c.Fail(err)
 	}
 }

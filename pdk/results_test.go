@@ -22,7 +22,15 @@ func call(payload string, cfg string, plugin map[string]string) *Call {
 	if cfg != "" {
 		p.Config = json.RawMessage(cfg)
 	}
-	return &Call{p: p, typ: spec.TypeMutation, host: fakeHost{plugin}}
+	in, err := json.Marshal(p)
+	if err != nil {
+		panic(err)
+	}
+	inv, err := decodeInvoke(in)
+	if err != nil {
+		panic(err)
+	}
+	return &Call{inv: inv, typ: spec.TypeMutation, host: fakeHost{plugin}}
 }
 
 func TestVerdictValidAndSeverity(t *testing.T) {

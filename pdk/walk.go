@@ -1,12 +1,13 @@
 package pdk
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/airlock-mcp/airlock/internal/jsonscan"
 )
 
 // Path is a location in a JSON document as its reference tokens (object keys
@@ -222,26 +223,16 @@ func (w *walker) array() error {
 // str reads the string at w.i (on its opening quote) and returns its value.
 func (w *walker) str() (string, error) {
 	start := w.i
-	escaped := false
-	for w.i++; w.i < len(w.b); w.i++ {
-		switch w.b[w.i] {
-		case '\\':
-			escaped = true
-			w.i++
-		case '"':
-			w.i++
-			raw := w.b[start:w.i]
-			if !escaped {
-				return string(raw[1 : len(raw)-1]), nil
-			}
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return "", err
-			}
-			return s, nil
-		}
+	end, escaped, err := jsonscan.SkipString(w.b, w.i)
+	if err != nil {
+		return "", err
 	}
-	return "", errors.New("unterminated string")
+	w.i = end
+	raw := w.b[start:end]
+	if !escaped {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	return string(jsonscan.AppendUnquote(nil, raw)), nil
 }
 
 // appendJSONString appends s as a JSON string. Unlike encoding/json it does
