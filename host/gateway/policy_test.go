@@ -374,3 +374,32 @@ func TestExposeInterceptors(t *testing.T) {
 		t.Fatalf("unknown interceptor: %v", err)
 	}
 }
+
+// TestHTTPBackend puts the gateway in front of a backend served over
+// streamable HTTP (gateway.URL), with a stdio-like in-memory client.
+func TestHTTPBackend(t *testing.T) {
+	b := newBackend(t)
+	bs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.server }, nil))
+	t.Cleanup(bs.Close)
+	p := newPolicy()
+	g, err := gateway.New(gateway.Options{Backend: gateway.URL(bs.URL), Chains: chain.Static(p.chain(t))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	c := connectClient(t, g, "in-memory")
+	ctx := context.Background()
+	if got := c.cs.InitializeResult().ServerInfo.Name; got != "test-backend" {
+		t.Fatalf("serverInfo %q", got)
+	}
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "contact"})
+	if err != nil || toolText(t, res) != "write to [email]" {
+		t.Fatalf("contact %+v %v", res, err)
+	}
+	res, err = c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{"q": "hello"}})
+	if err != nil || toolText(t, res) != "model m1 said hi (via airlock)" {
+		t.Fatalf("sampling %+v %v", res, err)
+	}
+	_, err = c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "fail"})
+	wantRPCError(t, err, -32042, `{"why":"because","n":7}`)
+}
