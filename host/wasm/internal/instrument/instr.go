@@ -6,13 +6,13 @@ import "fmt"
 type kind uint8
 
 const (
-	kOther    kind = iota
-	kBlock         // block, if: opens a frame
-	kLoop          // loop: opens a frame and a check site
-	kEnd           // end: closes a frame
-	kFuncRef       // call, return_call, ref.func: a function index to renumber
-	kBulkMem       // memory.init, memory.copy, memory.fill: length on top of the stack
-	kBulkTable     // table.init, table.copy, table.fill: length on top of the stack
+	kOther     kind = iota
+	kBlock          // block, if: opens a frame
+	kLoop           // loop: opens a frame and a check site
+	kEnd            // end: closes a frame
+	kFuncRef        // call, return_call, ref.func: a function index to renumber
+	kBulkMem        // memory.init, memory.copy, memory.fill: length on top of the stack
+	kBulkTable      // table.init, table.copy, table.fill: length on top of the stack
 )
 
 // instr is one decoded instruction.
