@@ -106,3 +106,24 @@ func TestCheckPayloadTricky(t *testing.T) {
 		t.Errorf("CheckPayload allocates %v times on a valid payload", allocs)
 	}
 }
+
+func TestLLMPayloads(t *testing.T) {
+	temp := 0.2
+	req := LLMRequest{Model: "m", Messages: []LLMMessage{TextMessage("user", "hi")}, MaxTokens: 10, Temperature: &temp}
+	b, _ := json.Marshal(req)
+	if string(b) != `{"model":"m","messages":[{"role":"user","content":"hi"}],"maxTokens":10,"temperature":0.2}` {
+		t.Fatalf("request %s", b)
+	}
+	if err := CheckPayload(EventLLMCompletion, PhaseRequest, b); err != nil {
+		t.Fatal(err)
+	}
+	res := LLMResponse{Message: TextMessage("assistant", "hello"), StopReason: "end", Usage: &LLMUsage{InputTokens: 1, OutputTokens: 2}}
+	b, _ = json.Marshal(res)
+	if err := CheckPayload(EventLLMCompletion, PhaseResponse, b); err != nil {
+		t.Fatal(err)
+	}
+	var back LLMResponse
+	if err := json.Unmarshal(b, &back); err != nil || back.Message.Text() != "hello" || back.Usage.OutputTokens != 2 {
+		t.Fatalf("round trip %+v %v", back, err)
+	}
+}

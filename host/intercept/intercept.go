@@ -38,6 +38,14 @@ type Options struct {
 	// Observe, when set, sees every chain result (after the run, before the
 	// answer); for metrics and tests.
 	Observe func(method string, res *spec.ChainResult)
+	// Server says the engine runs inside an MCP server rather than in a
+	// client or a gateway: it receives the client's requests and sends their
+	// results, so every phase's direction is the reverse of [DirectionOf].
+	Server bool
+	// OnBlock, when set, is asked first how to answer a blocked phase: a
+	// non-nil error is returned to the caller of Handle as it is (a typed Go
+	// error for an embedding program); nil keeps the default answer.
+	OnBlock func(method string, phase spec.Phase, res *spec.ChainResult) error
 }
 
 // Engine runs chains on MCP requests. It is safe for concurrent use.
@@ -158,7 +166,11 @@ func (e *Engine) phase(ctx context.Context, method string, phase spec.Phase, v a
 	if err != nil {
 		return nil, nil, internalError(fmt.Sprintf("encoding the %s %s payload: %v", method, phase, err))
 	}
-	p := &spec.ChainParams{Event: method, Phase: phase, Direction: DirectionOf(method, phase),
+	dir := DirectionOf(method, phase)
+	if e.opts.Server {
+		dir = dir.Reverse()
+	}
+	p := &spec.ChainParams{Event: method, Phase: phase, Direction: dir,
 		Payload: payload, Context: ictx}
 	if e.opts.Timeout > 0 {
 		p.TimeoutMs = e.opts.Timeout.Milliseconds()
@@ -174,6 +186,11 @@ func (e *Engine) phase(ctx context.Context, method string, phase spec.Phase, v a
 		e.opts.Observe(method, res)
 	}
 	if res.Blocked() {
+		if e.opts.OnBlock != nil {
+			if err := e.opts.OnBlock(method, phase, res); err != nil {
+				return nil, nil, err
+			}
+		}
 		b := newBlock(method, phase, res)
 		e.opts.Logger.Info("blocked", "method", method, "phase", phase, "interceptor", b.Interceptor,
 			"status", res.Status, "reason", b.reason)

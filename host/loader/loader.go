@@ -33,6 +33,10 @@ type Options struct {
 	Check func(*chain.Chain) error
 	// Observer is given to every chain built (metrics).
 	Observer chain.Observer
+	// Sources are in-process sources (host/native, say) added after the
+	// config's plugins and remote hosts. The loader neither reloads nor
+	// closes them.
+	Sources []chain.Source
 }
 
 // Loader owns the sources of one configuration and the chain over them.
@@ -192,6 +196,7 @@ func (l *Loader) build(ctx context.Context, cfg *config.File, prev *state) (_ *s
 		next.remotes = append(next.remotes, lr)
 		sources = append(sources, lr.host)
 	}
+	sources = append(sources, l.opts.Sources...)
 	if len(sources) == 0 {
 		return nil, nil, errors.New("no interceptors: name a plugin (--plugin FILE) or a remote host (--remote COMMAND, --remote-url URL), or list them in the config file")
 	}
