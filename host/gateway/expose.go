@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/host/internal/wire"
@@ -32,12 +31,12 @@ func (g *Gateway) exposeInterceptors() error {
 		var lp spec.ListParams
 		if p != nil && len(p.Raw) > 0 && string(p.Raw) != "null" {
 			if err := json.Unmarshal(p.Raw, &lp); err != nil {
-				return nil, rpcError(spec.InvalidParams("", "interceptors/list params: "+err.Error()))
+				return nil, wire.Error(spec.InvalidParams("", "interceptors/list params: "+err.Error()))
 			}
 		}
 		if lp.Cursor != "" {
 			// Every interceptor comes in one page: any cursor is unknown.
-			return nil, rpcError(spec.InvalidParams("", fmt.Sprintf("unknown cursor %q", lp.Cursor)))
+			return nil, wire.Error(spec.InvalidParams("", fmt.Sprintf("unknown cursor %q", lp.Cursor)))
 		}
 		out := &wire.ListResult{Result: spec.ListResult{Interceptors: []spec.Interceptor{}}}
 		for _, d := range g.interceptors() {
@@ -50,7 +49,7 @@ func (g *Gateway) exposeInterceptors() error {
 	invoke := func(ctx context.Context, _ *mcp.ServerSession, p *wire.Params) (*wire.InvokeResult, error) {
 		res, serr := srv.Invoke(ctx, p.Raw)
 		if serr != nil {
-			return nil, rpcError(serr)
+			return nil, wire.Error(serr)
 		}
 		return &wire.InvokeResult{Result: *res}, nil
 	}
@@ -79,17 +78,4 @@ func (g *Gateway) interceptors() []spec.Interceptor {
 // of the chain current when the session initializes.
 func (g *Gateway) advertiseInterceptors(caps *mcp.ServerCapabilities) {
 	caps.AddExtension(spec.CapabilityKey, map[string]any{"supportedEvents": spec.SupportedEvents(g.interceptors())})
-}
-
-// rpcError turns a spec error into the SDK's wire error, code and data kept.
-func rpcError(e *spec.Error) error {
-	we := &jsonrpc.Error{Code: e.Code, Message: e.Message}
-	if e.Data != nil {
-		if raw, ok := e.Data.(json.RawMessage); ok {
-			we.Data = raw
-		} else if b, err := json.Marshal(e.Data); err == nil {
-			we.Data = b
-		}
-	}
-	return we
 }

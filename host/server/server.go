@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/host/chain"
@@ -188,19 +187,19 @@ func (s *Server) list(_ context.Context, _ *mcp.ServerSession, p *wire.Params) (
 	var lp spec.ListParams
 	if p != nil && len(p.Raw) > 0 && string(p.Raw) != "null" {
 		if err := json.Unmarshal(p.Raw, &lp); err != nil {
-			return nil, rpcError(spec.InvalidParams("", "interceptors/list params: "+err.Error()))
+			return nil, wire.Error(spec.InvalidParams("", "interceptors/list params: "+err.Error()))
 		}
 	}
 	if lp.Cursor != "" {
 		// This host returns every interceptor in one page, so it never hands
 		// out a cursor, and any cursor is one it does not know.
-		return nil, rpcError(spec.InvalidParams("", fmt.Sprintf("unknown cursor %q", lp.Cursor)))
+		return nil, wire.Error(spec.InvalidParams("", fmt.Sprintf("unknown cursor %q", lp.Cursor)))
 	}
 	c, release := s.provider.Acquire()
 	defer release()
 	cat, err := s.catalogOf(c)
 	if err != nil {
-		return nil, rpcError(&spec.Error{Code: spec.CodeInternalError, Message: err.Error()})
+		return nil, wire.Error(&spec.Error{Code: spec.CodeInternalError, Message: err.Error()})
 	}
 	out := &wire.ListResult{Result: spec.ListResult{Interceptors: make([]spec.Interceptor, 0, len(cat.list))}}
 	for i := range cat.list {
@@ -214,7 +213,7 @@ func (s *Server) list(_ context.Context, _ *mcp.ServerSession, p *wire.Params) (
 func (s *Server) invoke(ctx context.Context, _ *mcp.ServerSession, p *wire.Params) (*wire.InvokeResult, error) {
 	res, err := s.Invoke(ctx, p.Raw)
 	if err != nil {
-		return nil, rpcError(err)
+		return nil, wire.Error(err)
 	}
 	return &wire.InvokeResult{Result: *res}, nil
 }
@@ -327,18 +326,4 @@ func checkParams(p *spec.InvokeParams) string {
 		return "config must be an object"
 	}
 	return ""
-}
-
-// rpcError turns a spec error into the go-sdk's wire error, keeping code and
-// data exactly.
-func rpcError(e *spec.Error) error {
-	we := &jsonrpc.Error{Code: e.Code, Message: e.Message}
-	if e.Data != nil {
-		if raw, ok := e.Data.(json.RawMessage); ok {
-			we.Data = raw
-		} else if b, err := json.Marshal(e.Data); err == nil {
-			we.Data = b
-		}
-	}
-	return we
 }

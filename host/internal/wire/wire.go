@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/airlock-mcp/airlock/spec"
@@ -117,4 +118,18 @@ func withMeta(obj []byte, meta map[string]any) ([]byte, error) {
 	}
 	fields["_meta"] = m
 	return json.Marshal(fields)
+}
+
+// Error turns a spec error into the go-sdk's wire error, keeping code,
+// message and data exactly, so a peer sees what the spec says.
+func Error(e *spec.Error) error {
+	we := &jsonrpc.Error{Code: e.Code, Message: e.Message}
+	if e.Data != nil {
+		if raw, ok := e.Data.(json.RawMessage); ok {
+			we.Data = raw
+		} else if b, err := json.Marshal(e.Data); err == nil {
+			we.Data = b
+		}
+	}
+	return we
 }
