@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/airlock-mcp/airlock/host/chain"
+	"github.com/airlock-mcp/airlock/host/config"
 	"github.com/airlock-mcp/airlock/host/gateway"
 	"github.com/airlock-mcp/airlock/host/server"
 	"github.com/airlock-mcp/airlock/spec"
@@ -46,10 +47,6 @@ func gatewayCommand() *cli.Command {
 }
 
 func runGateway(c *cli.Context) error {
-	backend, err := gatewayBackend(c)
-	if err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	var check func(*chain.Chain) error
@@ -61,18 +58,39 @@ func runGateway(c *cli.Context) error {
 		return err
 	}
 	defer s.Close()
+	backend, err := gatewayBackend(c, s.cfg.Backend)
+	if err != nil {
+		return err
+	}
+	// The config file's gateway settings, each overridden by its flag.
+	gc := s.cfg.Gateway
+	if c.IsSet("expose-messages") {
+		gc.ExposeMessages = c.Bool("expose-messages")
+	}
+	if c.IsSet("expose-interceptors") {
+		gc.ExposeInterceptors = c.Bool("expose-interceptors")
+	}
+	if c.IsSet("chain-timeout") {
+		gc.ChainTimeout = config.Duration(c.Duration("chain-timeout"))
+	}
+	if c.IsSet("principal-header") {
+		gc.PrincipalHeader = c.String("principal-header")
+	}
+	if c.IsSet("server-name") {
+		gc.ServerName = c.String("server-name")
+	}
 	opts := gateway.Options{
 		Backend:            backend,
 		Chains:             s.loader.Live(),
-		ExposeMessages:     c.Bool("expose-messages"),
-		ExposeInterceptors: c.Bool("expose-interceptors"),
-		ChainTimeout:       c.Duration("chain-timeout"),
+		ExposeMessages:     gc.ExposeMessages,
+		ExposeInterceptors: gc.ExposeInterceptors,
+		ChainTimeout:       time.Duration(gc.ChainTimeout),
 		Logger:             s.logger,
 	}
-	if name := c.String("server-name"); name != "" {
+	if name := gc.ServerName; name != "" {
 		opts.ServerInfo = &mcp.Implementation{Name: name, Version: version()}
 	}
-	if h := c.String("principal-header"); h != "" {
+	if h := gc.PrincipalHeader; h != "" {
 		opts.Principal = func(e *mcp.RequestExtra) *spec.Principal {
 			if id := strings.TrimSpace(e.Header.Get(h)); id != "" {
 				return &spec.Principal{Type: spec.PrincipalUser, ID: id}
@@ -99,6 +117,7 @@ func runGateway(c *cli.Context) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", g.HTTPHandler())
+	s.operational(mux)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.logger.Info("gateway serving", "url", "http://"+ln.Addr().String()+"/mcp", "interceptors", n)
 	go func() {
@@ -115,10 +134,14 @@ func runGateway(c *cli.Context) error {
 	return nil
 }
 
-// gatewayBackend reads the backend from --backend-url or the words after --.
-func gatewayBackend(c *cli.Context) (gateway.Backend, error) {
+// gatewayBackend reads the backend from --backend-url or the words after --,
+// else from the config file.
+func gatewayBackend(c *cli.Context, fromFile *config.Backend) (gateway.Backend, error) {
 	args := c.Args().Slice()
 	url := c.String("backend-url")
+	if url == "" && len(args) == 0 && fromFile != nil {
+		url, args = fromFile.URL, fromFile.Command
+	}
 	switch {
 	case url != "" && len(args) > 0:
 		return nil, errors.New("name one backend: --backend-url URL or a command after --, not both")
@@ -128,5 +151,5 @@ func gatewayBackend(c *cli.Context) (gateway.Backend, error) {
 		stderr := c.App.ErrWriter
 		return gateway.Command(func(cmd *exec.Cmd) { cmd.Stderr = stderr }, args[0], args[1:]...), nil
 	}
-	return nil, errors.New("no backend: give its command after -- (airlock gateway --plugin p.wasm -- npx some-server) or --backend-url URL")
+	return nil, errors.New("no backend: give its command after -- (airlock gateway --plugin p.wasm -- npx some-server), --backend-url URL, or backend: in the config file")
 }

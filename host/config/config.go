@@ -25,8 +25,22 @@ type File struct {
 	Listen       Listen       `json:"listen,omitzero"`
 	Logging      Logging      `json:"logging,omitzero"`
 	Metrics      Metrics      `json:"metrics,omitzero"`
-	// Gateway holds the gateway's own settings, read by the gateway.
-	Gateway json.RawMessage `json:"gateway,omitempty"`
+	Gateway      Gateway      `json:"gateway,omitzero"`
+}
+
+// Gateway holds the gateway's own settings; each has a flag of the same
+// meaning that overrides it.
+type Gateway struct {
+	// ExposeMessages copies interceptor messages into block answers.
+	ExposeMessages bool `json:"exposeMessages,omitempty"`
+	// ExposeInterceptors also serves the interceptor protocol to clients.
+	ExposeInterceptors bool `json:"exposeInterceptors,omitempty"`
+	// ChainTimeout bounds each chain run.
+	ChainTimeout Duration `json:"chainTimeout,omitempty"`
+	// PrincipalHeader names the HTTP header that carries the caller's user id.
+	PrincipalHeader string `json:"principalHeader,omitempty"`
+	// ServerName replaces the backend's serverInfo name.
+	ServerName string `json:"serverName,omitempty"`
 }
 
 // Plugin is a WebAssembly plugin to load.

@@ -48,6 +48,9 @@ func TestLoadFull(t *testing.T) {
 	if !slices.Equal(f.Backend.Command, []string{"npx", "-y", "@modelcontextprotocol/server-filesystem", "/srv/data"}) {
 		t.Errorf("backend %+v", f.Backend)
 	}
+	if g := f.Gateway; time.Duration(g.ChainTimeout) != 2*time.Second || g.PrincipalHeader != "X-Authenticated-User" || g.ExposeMessages {
+		t.Errorf("gateway %+v", g)
+	}
 	if f.Listen.HTTP != "127.0.0.1:8080" || f.Logging.Level != "debug" || f.Logging.Format != "json" || !f.Metrics.On() {
 		t.Errorf("listen/logging/metrics %+v %+v %+v", f.Listen, f.Logging, f.Metrics)
 	}

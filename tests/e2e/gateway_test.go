@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,5 +244,45 @@ func TestGatewayServerEverything(t *testing.T) {
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-sampling-request", Arguments: map[string]any{"prompt": "hi"}})
 	if err != nil || res.IsError || !strings.Contains(text(t, res), "sampled!") || len(sampled) != 1 {
 		t.Fatalf("sampling through the gateway: %+v %v %v", res, err, sampled)
+	}
+}
+
+// The backend, the gateway's settings and /metrics can all come from the
+// config file.
+func TestGatewayFromConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "airlock.yaml")
+	writeFile(t, cfg, fmt.Sprintf(`plugins:
+  - path: %s
+interceptors:
+  enabled: [no-aws-keys]
+backend:
+  command: [%s]
+gateway:
+  exposeMessages: true
+  serverName: guarded
+`, plugin(t), backendBin(t)))
+	u := gatewayHTTP(t, "--config", cfg)
+	ctx := context.Background()
+	cs, err := gatewayClient(nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: u}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if name := cs.InitializeResult().ServerInfo.Name; name != "guarded" {
+		t.Fatalf("serverInfo name %q, want the config's", name)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"key": "AKIAIOSFODNN7EXAMPLE"}})
+	if err != nil || !res.IsError || !strings.Contains(text(t, res), "AWS access key in the arguments") {
+		t.Fatalf("exposeMessages from the config: %+v %v", res, err)
+	}
+	resp, err := http.Get(strings.TrimSuffix(u, "/mcp") + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(body), `airlock_invocations_total{interceptor="no-aws-keys",outcome="blocked",phase="request",type="validation"} 1`) {
+		t.Fatalf("gateway metrics:\n%s", body)
 	}
 }
