@@ -121,7 +121,7 @@ func unmarshalKeep(data []byte, v any, extra *Extra) error {
 		return nil
 	})
 	if errors.Is(err, jsonscan.ErrNotObject) {
-		if isNull(data[jsonscan.Space(data, 0):]) {
+		if start, end, err := jsonscan.Value(data); err == nil && isNull(data[start:end]) {
 			return nil
 		}
 		return fmt.Errorf("cannot decode %s into %s", kind(data[jsonscan.Space(data, 0):]), rv.Type())

@@ -33,8 +33,22 @@ type invocation struct {
 }
 
 // decodeInvoke decodes input as interceptor/invoke params.
-func decodeInvoke(input []byte) (inv invocation, err error) {
-	err = jsonscan.Members(input, func(key, val []byte) error {
+//
+// The host writes the input around raw members it has checked (the payload,
+// config, context and _meta are JSON it received or produced), so the raw
+// members are only delimited here, not validated again: validating a 64 KiB
+// payload costs more inside WebAssembly than the rest of the call. The
+// envelope itself, and every member the PDK decodes, is validated.
+func decodeInvoke(input []byte) (invocation, error) { return decodeInvokeMode(input, false) }
+
+// decodeInvokeMode is decodeInvoke; strict validates the raw members too
+// (then it accepts exactly what encoding/json accepts).
+func decodeInvokeMode(input []byte, strict bool) (inv invocation, err error) {
+	iterate := jsonscan.MembersTrusted
+	if strict {
+		iterate = jsonscan.Members
+	}
+	err = iterate(input, func(key, val []byte) error {
 		switch {
 		case jsonscan.Key(key, "name"):
 			return setString(&inv.name, val, "name")
@@ -61,6 +75,9 @@ func decodeInvoke(input []byte) (inv invocation, err error) {
 			if val[0] != '-' && (val[0] < '0' || val[0] > '9') {
 				return fmt.Errorf("timeoutMs: %s is not a number", kind(val))
 			}
+			if end, err := jsonscan.Skip(val, 0); err != nil || end != len(val) {
+				return fmt.Errorf("timeoutMs: %s is not a number", val)
+			}
 			n, err := strconv.ParseInt(string(val), 10, 64)
 			if err != nil {
 				return fmt.Errorf("timeoutMs: %s is not an int64", val)
@@ -71,6 +88,7 @@ func decodeInvoke(input []byte) (inv invocation, err error) {
 			case isNull(val):
 				inv.ctx = nil
 			case val[0] == '{':
+				// Validated when decoded (on first use).
 				inv.ctx = append(inv.ctx, val)
 			default:
 				return fmt.Errorf("context: %s is not an object", kind(val))
@@ -79,7 +97,7 @@ func decodeInvoke(input []byte) (inv invocation, err error) {
 		return nil
 	})
 	if errors.Is(err, jsonscan.ErrNotObject) {
-		if isNull(input[jsonscan.Space(input, 0):]) {
+		if start, end, err := jsonscan.Value(input); err == nil && isNull(input[start:end]) {
 			// encoding/json leaves the struct alone for a null.
 			return invocation{}, nil
 		}
@@ -95,6 +113,9 @@ func decodeInvoke(input []byte) (inv invocation, err error) {
 func setString(dst *string, val []byte, field string) error {
 	switch {
 	case val[0] == '"':
+		if end, _, err := jsonscan.SkipString(val, 0); err != nil || end != len(val) {
+			return fmt.Errorf("%s: invalid string", field)
+		}
 		*dst = jsonscan.Unquote(val)
 	case isNull(val):
 	default:
@@ -103,9 +124,8 @@ func setString(dst *string, val []byte, field string) error {
 	return nil
 }
 
-// isNull reports whether the valid JSON value val (with possibly white space
-// after it) is null.
-func isNull(val []byte) bool { return len(val) >= 4 && string(val[:4]) == "null" }
+// isNull reports whether the value val is null.
+func isNull(val []byte) bool { return string(val) == "null" }
 
 func kind(val []byte) string {
 	switch val[0] {

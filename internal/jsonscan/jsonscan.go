@@ -279,7 +279,16 @@ var ErrNotObject = errors.New("not a JSON object")
 // raw literal (quotes included) and the value's raw bytes. A value that is
 // not an object is ErrNotObject (after validation, so a syntax error wins);
 // an error from fn stops the iteration and is returned.
-func Members(b []byte, fn func(key, val []byte) error) error {
+func Members(b []byte, fn func(key, val []byte) error) error { return members(b, fn, false) }
+
+// MembersTrusted is Members for input that is known to be valid JSON, or
+// whose member values the caller checks itself: the object's own structure
+// and keys are validated, but each value is only delimited (strings and
+// nesting followed, see [SkipTrusted]), which is several times cheaper for
+// large values. Every input Members accepts it accepts the same way.
+func MembersTrusted(b []byte, fn func(key, val []byte) error) error { return members(b, fn, true) }
+
+func members(b []byte, fn func(key, val []byte) error, trusted bool) error {
 	i := Space(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		if _, _, err := Value(b); err != nil {
@@ -309,7 +318,12 @@ func Members(b []byte, fn func(key, val []byte) error) error {
 		}
 		vs := Space(b, i+1)
 		// The object itself is one level of nesting.
-		ve, err := skip(b, vs, 1)
+		var ve int
+		if trusted {
+			ve, err = skipTrusted(b, vs, 1)
+		} else {
+			ve, err = skip(b, vs, 1)
+		}
 		if err != nil {
 			return err
 		}
@@ -416,4 +430,77 @@ func AppendUnquote(dst, raw []byte) []byte {
 		}
 	}
 	return dst
+}
+
+// SkipTrusted returns the end of the JSON value that starts at b[i],
+// following only strings and nesting: it finds the end of every valid value
+// exactly, but does not check literals, numbers, escapes or control
+// characters. Strings are skipped with bytes.IndexByte.
+func SkipTrusted(b []byte, i int) (int, error) { return skipTrusted(b, i, 0) }
+
+func skipTrusted(b []byte, i, outer int) (int, error) {
+	if i >= len(b) {
+		return i, syntax(i, "unexpected end of input")
+	}
+	switch b[i] {
+	case '"':
+		return skipStringTrusted(b, i)
+	case '{', '[':
+		depth := outer
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				var err error
+				if i, err = skipStringTrusted(b, i); err != nil {
+					return i, err
+				}
+				continue
+			case '{', '[':
+				if depth++; depth > MaxDepth {
+					return i, syntax(i, "exceeded max depth")
+				}
+			case '}', ']':
+				if depth--; depth == outer {
+					return i + 1, nil
+				}
+			}
+			i++
+		}
+		return i, syntax(i, "unexpected end of input")
+	case ',', '}', ']', ':':
+		return i, syntax(i, "expected a value")
+	}
+	start := i
+	for i < len(b) {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r', '"', '{', '[', ':':
+			if i == start {
+				return i, syntax(i, "expected a value")
+			}
+			return i, nil
+		}
+		i++
+	}
+	return i, nil
+}
+
+// skipStringTrusted returns the end of the string literal at b[i].
+func skipStringTrusted(b []byte, i int) (int, error) {
+	content := i + 1
+	for j := content; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b), syntax(len(b), "unterminated string")
+		}
+		k += j
+		// The quote is escaped when an odd number of backslashes precede it.
+		n := 0
+		for k-1-n >= content && b[k-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return k + 1, nil
+		}
+		j = k + 1
+	}
 }

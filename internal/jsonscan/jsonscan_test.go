@@ -98,6 +98,25 @@ func TestKeyFoldsLikeEncodingJSON(t *testing.T) {
 	}
 }
 
+func TestSkipTrustedDelimitsValidJSON(t *testing.T) {
+	for _, c := range validCases {
+		b := []byte(c.in)
+		start, end, err := Value(b)
+		if err != nil {
+			continue
+		}
+		if got, err := SkipTrusted(b, start); err != nil || got != end {
+			t.Errorf("%s: SkipTrusted = %d, %v; want %d", c.name, got, err, end)
+		}
+	}
+	for _, in := range []string{`"a\\"`, `"a\"b"`, `["\\\"",{"k":"]"}]`, `12`} {
+		b := []byte(in)
+		if got, _ := SkipTrusted(b, 0); got != len(b) {
+			t.Errorf("SkipTrusted(%s) = %d, want %d", in, got, len(b))
+		}
+	}
+}
+
 func TestMembers(t *testing.T) {
 	var got []string
 	err := Members([]byte(` {"a" : 1 , "b":{"c":[2]}, "a":"x\"y"} `), func(k, v []byte) error {
@@ -137,6 +156,10 @@ func FuzzValid(f *testing.F) {
 		start, end, err := Value(b)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// On valid JSON the trusted skip finds the same end.
+		if te, err := SkipTrusted(b, start); err != nil || te != end {
+			t.Fatalf("SkipTrusted(%q) = %d, %v; want %d", b, te, err, end)
 		}
 		if b[start] == '"' {
 			var s string
