@@ -1,11 +1,7 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"net"
-	"net/http"
 	"os/exec"
 	"os/signal"
 	"strings"
@@ -111,27 +107,8 @@ func runGateway(c *cli.Context) error {
 		s.logger.Info("gateway serving on stdio", "interceptors", n)
 		return g.Serve(ctx, &mcp.StdioTransport{})
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", g.HTTPHandler())
-	s.operational(mux)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	s.logger.Info("gateway serving", "url", "http://"+ln.Addr().String()+"/mcp", "interceptors", n)
-	go func() {
-		<-ctx.Done()
-		// Sessions hold streams open: end them first, then the server.
-		_ = g.Close()
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(shutdown)
-	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	// Sessions hold streams open: end them first, then the server.
+	return s.serveHTTP(ctx, addr, "gateway serving", g.HTTPHandler(), func() { _ = g.Close() })
 }
 
 // gatewayBackend reads the backend from --backend-url or the words after --,

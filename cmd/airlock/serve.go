@@ -1,14 +1,8 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"net"
-	"net/http"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
@@ -45,25 +39,7 @@ func serveCommand() *cli.Command {
 				}
 				return nil
 			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return fmt.Errorf("listen on %s: %w", addr, err)
-			}
-			mux := http.NewServeMux()
-			mux.Handle("/mcp", srv.HTTPHandler())
-			s.operational(mux)
-			hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-			s.logger.Info("serving the interceptor protocol", "url", "http://"+ln.Addr().String()+"/mcp", "interceptors", n)
-			go func() {
-				<-ctx.Done()
-				shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				_ = hs.Shutdown(shutdown)
-			}()
-			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return err
-			}
-			return nil
+			return s.serveHTTP(ctx, addr, "serving the interceptor protocol", srv.HTTPHandler(), nil)
 		},
 	}
 }

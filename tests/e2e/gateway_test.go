@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -70,36 +69,7 @@ func gatewayStdio(t *testing.T, c *mcp.Client, args ...string) *mcp.ClientSessio
 // its URL.
 func gatewayHTTP(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(airlockBin, append([]string{"gateway", "--http", "127.0.0.1:0"}, args...)...)
-	cmd.Env = append(os.Environ(), "AIRLOCK_CACHE_DIR="+cacheDir)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	urls := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if i := strings.Index(sc.Text(), "url=http://"); i >= 0 {
-				urls <- strings.Fields(sc.Text()[i+len("url="):])[0]
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	select {
-	case u := <-urls:
-		return u
-	case <-time.After(time.Minute):
-		t.Fatal("airlock gateway --http did not report its URL")
-	}
-	return ""
+	return startHTTP(t, "gateway", args...)
 }
 
 func text(t *testing.T, r *mcp.CallToolResult) string {

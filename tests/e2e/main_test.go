@@ -104,11 +104,11 @@ func serveStdio(t *testing.T, args ...string) *remote.Host {
 	return h
 }
 
-// serveHTTP starts `airlock serve --http 127.0.0.1:0`, reads the URL it
-// listens on from its log, and connects to it.
-func serveHTTP(t *testing.T, args ...string) *remote.Host {
+// startHTTP starts `airlock COMMAND --http 127.0.0.1:0 ARGS...` and returns
+// the URL it reports in its log.
+func startHTTP(t *testing.T, command string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(airlockBin, append([]string{"serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(airlockBin, append([]string{command, "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(os.Environ(), "AIRLOCK_CACHE_DIR="+cacheDir)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -125,19 +125,25 @@ func serveHTTP(t *testing.T, args ...string) *remote.Host {
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			line := sc.Text()
-			if i := strings.Index(line, "url=http://"); i >= 0 {
-				urls <- strings.Fields(line[i+len("url="):])[0]
+			if i := strings.Index(sc.Text(), "url=http://"); i >= 0 {
+				urls <- strings.Fields(sc.Text()[i+len("url="):])[0]
 			}
 		}
 		_, _ = io.Copy(io.Discard, stderr)
 	}()
-	var url string
 	select {
-	case url = <-urls:
+	case u := <-urls:
+		return u
 	case <-time.After(time.Minute):
-		t.Fatal("airlock serve --http did not report its URL")
+		t.Fatalf("airlock %s --http did not report its URL", command)
 	}
+	return ""
+}
+
+// serveHTTP starts `airlock serve --http` and connects to it.
+func serveHTTP(t *testing.T, args ...string) *remote.Host {
+	t.Helper()
+	url := startHTTP(t, "serve", args...)
 	h, err := remote.Dial(context.Background(), url, remote.URL(url))
 	if err != nil {
 		t.Fatal(err)
