@@ -3,11 +3,13 @@ package hostile_test
 import (
 	"context"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/airlock-mcp/airlock/host/wasm"
+	"github.com/airlock-mcp/airlock/internal/testbuild"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -156,3 +158,95 @@ func TestLibraryLoad(t *testing.T) {
 // startTimeout is the host's bound on an instance's start-up and on
 // describe (host/wasm: startTimeout, and describe's max(Timeout, startTimeout)).
 const startTimeout = 10 * time.Second
+
+// TestLibraryRapidCalls makes 10,000 calls from four goroutines, every tenth
+// to an interceptor that traps, and checks that every other call succeeds,
+// that each trapped instance was replaced, and that heap and goroutines come
+// back to where they were.
+func TestLibraryRapidCalls(t *testing.T) {
+	good := testbuildGood(t)
+	trap := runtimeWAT()["h-trap"]
+	base, goroutines := heapInUse(), runtime.NumGoroutine()
+	pg := loadLib(t, goodName, good, wasm.Limits{})
+	pt := loadLib(t, "h-trap", testbuild.WAT(t, trap.wat()), wasm.Limits{})
+	invoke := func(ctx context.Context, p *spec.InvokeParams) (*spec.Result, error) {
+		if p.Name == goodName {
+			return pg.Invoke(ctx, p)
+		}
+		return pt.Invoke(ctx, p)
+	}
+	const n = 10000
+	start := time.Now()
+	rapid(t, n, invoke)
+	elapsed := time.Since(start)
+	mid := heapInUse()
+	s := poolRefilled(t, pt)
+	if s.Discarded != n/10 {
+		t.Errorf("the trapping plugin discarded %d instances, want %d", s.Discarded, n/10)
+	}
+	if s := pg.Stats(); s.Discarded != 0 || s.Created != int64(s.Size) {
+		t.Errorf("the well-behaved plugin: %+v", s)
+	}
+	closeLib(t, pg)
+	closeLib(t, pt)
+	after := heapInUse()
+	t.Logf("%d calls in %v (%v per call); heap in use %d KiB before, %d KiB after the calls, %d KiB after Close",
+		n, elapsed.Round(time.Millisecond), (elapsed / n).Round(time.Microsecond), base>>10, mid>>10, after>>10)
+	if after > base+heapSlack {
+		t.Errorf("heap in use grew from %d to %d MiB", base/mib, after/mib)
+	}
+	// Closing waits for the pools' replacements; nothing of the plugins may
+	// still run.
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > goroutines {
+		t.Errorf("%d goroutines before, %d after Close", goroutines, g)
+	}
+}
+
+func testbuildGood(t *testing.T) []byte { return goodModule(t) }
+
+// TestLibraryInitLoopOnReplacement is a module whose _initialize runs fine
+// the first time and loops forever once it has failed a call (it remembers
+// in a plugin variable, which every instance shares): its replacement never
+// starts. Calls must still end with a clear error in bounded time, other
+// plugins must not notice, and Close must not hang.
+func TestLibraryInitLoopOnReplacement(t *testing.T) {
+	d := direct{name: "h-init-later",
+		imports: `(import "airlock:host/v1" "var_get" (func $var_get (param i32 i32 i32 i32) (result i32)))
+  (import "airlock:host/v1" "var_set" (func $var_set (param i32 i32 i32 i32) (result i32)))`,
+		init: `(if (i32.ge_s (call $var_get (i32.const 16384) (i32.const 5) (i32.const 16400) (i32.const 0)) (i32.const 0))
+      (then ` + loopForever + `))`,
+		invoke: `(drop (call $var_set (i32.const 16384) (i32.const 5) (i32.const 16384) (i32.const 5))) (unreachable)`,
+		extra:  `(data (i32.const 16384) "armed")`}
+	good := loadLib(t, goodName, goodModule(t), wasm.Limits{})
+	defer closeLib(t, good)
+	p := loadLib(t, d.name, testbuild.WAT(t, d.wat()), wasm.Limits{MaxInstances: 1, Timeout: 500 * time.Millisecond})
+	c := call{interceptor: d.name, reason: `unreachable`}
+	_, err := p.Invoke(context.Background(), c.params())
+	checkFailure(t, c, err)
+	// The replacement is now stuck in _initialize until the host's start-up
+	// deadline, and every later one too.
+	for i := range 3 {
+		start := time.Now()
+		_, err = p.Invoke(context.Background(), c.params())
+		elapsed := time.Since(start)
+		f := asFailure(t, err)
+		t.Logf("call %d after the poisoning: %v: %s", i+2, elapsed.Round(time.Millisecond), f.reason)
+		if f.code != spec.CodeInternalError || f.interceptor != d.name {
+			t.Fatalf("error %v", err)
+		}
+		if bound := 500*time.Millisecond + slack; elapsed > bound {
+			t.Errorf("call %d ended after %v, more than %v", i+2, elapsed, bound)
+		}
+		goodAnswers(t, good.Invoke)
+	}
+	start := time.Now()
+	closeLib(t, p)
+	if bound := startTimeout + slack; time.Since(start) > bound {
+		t.Errorf("Close took %v, more than %v", time.Since(start), bound)
+	}
+	t.Logf("Close took %v; stats %+v", time.Since(start).Round(time.Millisecond), p.Stats())
+}
