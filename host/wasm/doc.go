@@ -21,6 +21,8 @@
 //     code -32603; the instance involved is discarded when its state is
 //     suspect and replaced in the background. The host process is never
 //     affected.
-//   - Deadlines interrupt a looping guest by default, at a large cost on Go
-//     plugins in wazero v1.12.0; see [DeadlineMode].
+//   - Deadlines interrupt a looping guest by default: Load rewrites the
+//     module once, before compiling it, so that the guest counts down a
+//     budget of instructions and asks the host for the time when it runs
+//     out. It costs Go plugins a few percent; see [DeadlineMode].
 package wasm

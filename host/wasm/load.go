@@ -68,10 +68,6 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 	// The module is rewritten (or not) for the deadline mode before it is
 	// compiled, so that the compilation cache keys on the code that runs.
 	code, mode, perr := limits.Deadlines.internal().Prepare(bin)
-	if perr != nil {
-		logger.Warn("deadlines fall back to close-on-context-done, which makes calls several times slower: "+
-			"the module cannot be instrumented", "plugin", name, "reason", perr.Error())
-	}
 	cfg := mode.Configure(
 		wazero.NewRuntimeConfig().
 			WithCompilationCache(e.cache).
@@ -101,6 +97,10 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 	}
 	if err := checkImports(rt, compiled, bin, mode == deadline.Interrupt); err != nil {
 		return nil, err
+	}
+	if perr != nil {
+		logger.Warn("deadlines fall back to close-on-context-done, which makes calls several times slower: "+
+			"the module cannot be instrumented", "plugin", name, "reason", perr.Error())
 	}
 	conv, err := detectConvention(compiled)
 	if err != nil {

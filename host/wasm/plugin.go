@@ -119,7 +119,7 @@ func (p *Plugin) Invoke(ctx context.Context, params *spec.InvokeParams) (*spec.R
 	}
 	if cctx.Err() != nil {
 		// Entering the guest with a done context would only close a healthy
-		// instance (with interruption on, wazero closes it at entry).
+		// instance (with close-on-context-done, wazero closes it at entry).
 		p.pool.Put(in)
 		if deadline.TimedOut(cctx, nil, start, budget) {
 			return nil, timeout()

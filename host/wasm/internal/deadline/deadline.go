@@ -34,11 +34,15 @@ const (
 
 // Refill is the fuel one tick grants: the number of instructions the guest
 // may run, counted at load and charged ahead at each check, before it asks
-// the host again. A tick costs about 0.1 µs; a million instructions take
-// about a millisecond at most for code without cache misses, so a runaway
-// guest is stopped within about a millisecond of its deadline and a busy
-// one pays well under 1% for the ticks.
-const Refill = 1 << 20
+// the host again. Straight code runs a few hundred million instructions per
+// second or more, so a runaway guest is stopped within a few milliseconds of
+// its deadline (about a millisecond measured, for loops in every language)
+// unless each instruction costs tens of nanoseconds (a loop of dependent
+// cache misses). The count is an upper bound: Go's code, whose loops are
+// dispatch loops over a whole function, is charged many times what it runs
+// and ticks more often, which costs a Go plugin 1 to 2% (a tick is a call
+// into Go and a read of the clock).
+const Refill = 1 << 21
 
 // Configure returns cfg set up for m. The compiled code differs by mode
 // (rewritten bytes, or wazero's own checks), and wazero keys its compilation

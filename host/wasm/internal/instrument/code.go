@@ -65,6 +65,11 @@ func (m *module) function(out, b []byte, params uint32, s *body, st *Stats) ([]b
 	// instructions each check site covers (its frame's, not nested loops').
 	s.events, s.costs, s.stack = s.events[:0], append(s.costs[:0], 0), append(s.stack[:0], 0)
 	bulk := false
+	// When the body starts with straight-line code that reaches a loop
+	// (as every Go function does: a short prologue, then the loop of its
+	// block dispatch), every call passes that loop's header: its check
+	// stands for the entry's, and pays for the code outside the loop too.
+	straight, merged := true, 0
 	for len(s.stack) > 0 {
 		if r.done() {
 			if r.err != nil {
@@ -79,6 +84,14 @@ func (m *module) function(out, b []byte, params uint32, s *body, st *Stats) ([]b
 		}
 		site := s.stack[len(s.stack)-1]
 		s.costs[site]++
+		if straight && merged == 0 {
+			switch {
+			case in.kind == kLoop:
+				merged = len(s.costs)
+			case in.jumps, in.kind == kBulkMem, in.kind == kBulkTable, in.kind == kEnd:
+				straight = false
+			}
+		}
 		switch in.kind {
 		case kBlock:
 			s.stack = append(s.stack, site)
@@ -112,7 +125,10 @@ func (m *module) function(out, b []byte, params uint32, s *body, st *Stats) ([]b
 	} else {
 		out = append(out, b[:codeStart]...)
 	}
-	out = m.check(out, s.costs[0])
+	if merged == 0 {
+		out = m.check(out, s.costs[0])
+		st.EntryChecks++
+	}
 	st.Functions++
 	pos := codeStart
 	for _, e := range s.events {
@@ -120,7 +136,11 @@ func (m *module) function(out, b []byte, params uint32, s *body, st *Stats) ([]b
 		switch e.kind {
 		case kLoop:
 			out = append(out, b[e.start:e.end]...)
-			out = m.check(out, s.costs[e.site])
+			cost := s.costs[e.site]
+			if e.site == merged {
+				cost += s.costs[0]
+			}
+			out = m.check(out, cost)
 			st.Loops++
 		case kFuncRef:
 			out = append(out, b[e.start])

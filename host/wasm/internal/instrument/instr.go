@@ -21,6 +21,9 @@ type instr struct {
 	// fn is the function index of a kFuncRef; it is the last immediate and
 	// starts right after the opcode byte.
 	fn uint32
+	// jumps is set for what may not fall through to the next instruction:
+	// branches, if and else, return, unreachable and calls.
+	jumps bool
 }
 
 // next decodes the instruction at r's position and leaves r after it. It
@@ -32,29 +35,38 @@ type instr struct {
 func next(r *reader) instr {
 	op := r.byte()
 	switch {
-	case op == 0x02 || op == 0x04: // block, if
+	case op == 0x02: // block
 		r.blockType()
 		return instr{kind: kBlock}
+	case op == 0x04: // if
+		r.blockType()
+		return instr{kind: kBlock, jumps: true}
 	case op == 0x03: // loop
 		r.blockType()
 		return instr{kind: kLoop}
 	case op == 0x0b: // end
 		return instr{kind: kEnd}
-	case op == 0x00, op == 0x01, op == 0x05, op == 0x0f, op == 0x1a, op == 0x1b, op == 0xd1:
-		// unreachable nop else return drop select ref.is_null
+	case op == 0x01, op == 0x1a, op == 0x1b, op == 0xd1: // nop drop select ref.is_null
+	case op == 0x00, op == 0x05, op == 0x0f: // unreachable else return
+		return instr{jumps: true}
 	case op == 0x0c, op == 0x0d: // br br_if
 		r.u32()
+		return instr{jumps: true}
 	case op == 0x0e: // br_table
 		n := r.u32()
 		for i := uint32(0); i < n && r.err == nil; i++ {
 			r.u32()
 		}
 		r.u32()
-	case op == 0x10, op == 0x12, op == 0xd2: // call return_call ref.func
+		return instr{jumps: true}
+	case op == 0x10, op == 0x12: // call return_call
+		return instr{kind: kFuncRef, fn: r.u32(), jumps: true}
+	case op == 0xd2: // ref.func
 		return instr{kind: kFuncRef, fn: r.u32()}
 	case op == 0x11, op == 0x13: // call_indirect return_call_indirect: type, table
 		r.u32()
 		r.u32()
+		return instr{jumps: true}
 	case op == 0x1c: // select t*
 		n := r.u32()
 		for i := uint32(0); i < n && r.err == nil; i++ {

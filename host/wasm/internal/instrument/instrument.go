@@ -27,9 +27,10 @@ const (
 
 // Stats count what was rewritten.
 type Stats struct {
-	Functions int // function bodies, each with a check at entry
-	Loops     int // loop headers, each with a check
-	BulkOps   int // bulk memory and table operations, charged by length
+	Functions   int // function bodies
+	EntryChecks int // functions checked at entry, not by a loop they start with
+	Loops       int // loop headers, each with a check
+	BulkOps     int // bulk memory and table operations, charged by length
 }
 
 // Rewrite returns bin with fuel checks: at every function entry and loop

@@ -182,6 +182,13 @@ const kitchenSink = `(module
     (if (result i32) (i32.eqz (local.get $n))
       (then (i32.const 0))
       (else (i32.add (local.get $n) (call $sum (i32.sub (local.get $n) (i32.const 1)))))))
+  (func $leaf (param $x i32) (result i32) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.set $x (i32.add (local.get $x) (i32.const 1))) (local.get $x))
+  (func (export "callleaf") (param $n i32) (result i32) (local $s i32)
+    (loop $l
+      (local.set $s (call $leaf (local.get $s)))
+      (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+      (br_if $l (local.get $n)))
+    (local.get $s))
   (func $boom (unreachable))
   (func $callboom (export "boom") (call $boom))
   (func (export "spin") (loop $l (br $l))))`
@@ -189,7 +196,9 @@ const kitchenSink = `(module
 func TestRewriteKeepsBehaviour(t *testing.T) {
 	bin := wat(t, kitchenSink, "--debug-names")
 	out, st := rewrite(t, bin)
-	if st.Functions != 20 || st.Loops != 5 || st.BulkOps != 7 {
+	// nested, fib, callleaf and spin start with straight code into a
+	// loop, whose check stands for the entry's.
+	if st.Functions != 22 || st.EntryChecks != 18 || st.Loops != 6 || st.BulkOps != 7 {
 		t.Errorf("stats = %+v", st)
 	}
 	orig := instantiate(t, bin, nil)
@@ -203,7 +212,7 @@ func TestRewriteKeepsBehaviour(t *testing.T) {
 		{"switch", []uint64{0}}, {"switch", []uint64{1}}, {"switch", []uint64{7}},
 		{"indirect", []uint64{0, 5}}, {"indirect", []uint64{1, 5}}, {"passive", []uint64{7}},
 		{"refs", []uint64{9}}, {"bulk", nil}, {"simd", []uint64{10}}, {"numeric", []uint64{0xff}},
-		{"sum", []uint64{1000}}, {"boom", nil},
+		{"sum", []uint64{1000}}, {"callleaf", []uint64{100}}, {"boom", nil},
 	}
 	for _, c := range calls {
 		want, werr := orig.ExportedFunction(c.fn).Call(context.Background(), c.args...)
@@ -241,6 +250,21 @@ func TestRewriteChargesFuel(t *testing.T) {
 		}
 		if n := tk.ticks - before; n < 1250 || n > 1400 {
 			t.Errorf("%d ticks for about 1,350,000 instructions at 1,000 per tick, want about %d", n, (1350000-instrument.InitialFuel)/1000)
+		}
+	})
+	t.Run("a loop calling a function", func(t *testing.T) {
+		tk := &ticker{refill: 1000}
+		mod := instantiate(t, out, tk)
+		before := tk.ticks
+		// 20,000 calls to $leaf (50 instructions) from a loop of 10:
+		// 1,200,000 (and 2 of the entry's per iteration, as the body
+		// starts with the loop), less the initial fuel, at 1,000 per tick
+		// and up to 60 more (a check's overshoot is not carried over).
+		if _, err := mod.ExportedFunction("callleaf").Call(context.Background(), 20000); err != nil {
+			t.Fatal(err)
+		}
+		if n := tk.ticks - before; n < 1050 || n > 1200 {
+			t.Errorf("%d ticks for about 1,200,000 instructions at 1,000 per tick", n)
 		}
 	})
 	t.Run("bulk by length", func(t *testing.T) {
