@@ -47,7 +47,8 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	cfg := wazero.NewModuleConfig().
 		WithName(""). // anonymous: many instances of one module
 		WithStartFunctions(p.start...).
-		WithSysWalltime().WithSysNanotime().WithSysNanosleep().
+		WithSysWalltime().WithSysNanotime().
+		WithNanosleep(in.sleep).
 		WithRandSource(crand.Reader).
 		WithStderr(in.stderr)
 	ctx, cancel := deadline.Bound(ctx, startTimeout)
@@ -74,6 +75,27 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		in.invokeFn = mod.ExportedFunction(abi.ExtismInvoke)
 	}
 	return in, nil
+}
+
+// sleep is the guest's WASI sleep. It ends early when the call's context is
+// done: a sleeping guest runs no instructions, so the fuel checks that stop a
+// runaway loop would never see its deadline, and a plugin sleeping for an
+// hour would hold its caller and its instance for an hour. Woken early, the
+// guest either returns or runs on into the next fuel check, which stops it.
+func (in *instance) sleep(ns int64) {
+	if ns <= 0 {
+		return
+	}
+	var done <-chan struct{}
+	if ctx := in.call.Context(); ctx != nil {
+		done = ctx.Done()
+	}
+	t := time.NewTimer(time.Duration(ns))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-done:
+	}
 }
 
 // checkVersion refuses a direct-ABI module of a version this host does not

@@ -95,6 +95,11 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotWasm, err)
 	}
+	defer func() {
+		if err != nil {
+			_ = compiled.Close(ctx) // see Plugin.Close
+		}
+	}()
 	if err := checkImports(rt, compiled, bin, mode == deadline.Interrupt); err != nil {
 		return nil, err
 	}

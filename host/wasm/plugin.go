@@ -193,7 +193,12 @@ func (p *Plugin) Close(ctx context.Context) error {
 	p.closed = true
 	p.life.Unlock()
 	p.pool.Close()
-	if err := p.rt.Close(ctx); err != nil {
+	err := p.rt.Close(ctx)
+	// The runtime does not release its compiled code when the engine is
+	// shared through a compilation cache: without this, every distinct
+	// module a hot reload loads stays in memory for the life of the engine.
+	_ = p.compiled.Close(ctx)
+	if err != nil {
 		return fmt.Errorf("close plugin %q: %w", p.name, err)
 	}
 	return nil

@@ -3,7 +3,6 @@ package hostile_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"runtime"
 	"strings"
@@ -276,13 +275,6 @@ func TestLibraryDistinctModulesDoNotAccumulate(t *testing.T) {
 	after := heapInUse()
 	t.Logf("heap in use %d MiB before, %d MiB after loading and closing %d distinct modules of %d MiB", base/mib, after/mib, n, size/mib)
 	if after > base+n*size/2 {
-		msg := fmt.Sprintf("heap in use grew from %d to %d MiB: closed plugins' modules are kept", base/mib, after/mib)
-		if os.Getenv("AIRLOCK_HOSTILE_STRICT") != "1" {
-			t.Skipf("KNOWN BUG, host/wasm: Plugin.Close closes the plugin's runtime but not its wazero.CompiledModule, "+
-				"so the engine's shared compilation cache keeps every module it compiled (refcount never released) until "+
-				"Engine.Close, and hot reloads of a changing plugin grow the heap without bound: %s "+
-				"(AIRLOCK_HOSTILE_STRICT=1 makes this a failure)", msg)
-		}
-		t.Error(msg)
+		t.Errorf("heap in use grew from %d to %d MiB: closed plugins' modules are kept", base/mib, after/mib)
 	}
 }

@@ -122,10 +122,6 @@ type call struct {
 	discard     bool   // the failing instance must be discarded and replaced
 	// check runs extra assertions on the reason (what the sandbox let through).
 	check func(t *testing.T, reason string)
-	// knownBug, when set, names a reported host bug that makes the deadline
-	// bound fail: the subtest is then skipped with that text, loudly, unless
-	// AIRLOCK_HOSTILE_STRICT=1. Remove it once the bug is fixed.
-	knownBug string
 }
 
 // modules returns every hostile module that loads, by file name, and the
@@ -221,9 +217,7 @@ func runtimeCalls() []call {
 		{name: "memory bomb (go)", module: "rogue", config: `{"do":"oom"}`, reason: `out of memory|unreachable|exited|^timeout$`, discard: true},
 		{name: "clock spin", module: "rogue", config: `{"do":"clockspin"}`, timeoutMs: 200, timeout: true, discard: true},
 		// A sleep far past the deadline: the host must not wait for it.
-		{name: "clock sleep", module: "rogue", config: `{"do":"sleep","ms":5000}`, timeoutMs: 200, timeout: true, discard: true,
-			knownBug: "host/wasm enforces the deadline only when a WASI sleep returns (WithSysNanosleep is not " +
-				"interruptible): a plugin that sleeps holds its caller and its instance for as long as it likes"},
+		{name: "clock sleep", module: "rogue", config: `{"do":"sleep","ms":5000}`, timeoutMs: 200, timeout: true, discard: true},
 		{name: "environment", module: "rogue", config: `{"do":"env"}`, reason: `^env: 0 variables \[\], 0 args, HOSTILE_SECRET="", wd=`},
 		{name: "file system list root", module: "rogue", config: `{"do":"listdir"}`, reason: `^listdir denied: `},
 		{name: "thousands of functions", module: "h-thousands"},

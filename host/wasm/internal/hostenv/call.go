@@ -94,6 +94,10 @@ func (c *Call) Reset(ctx context.Context, input []byte) {
 }
 
 // Done drops the references a finished call no longer needs.
+// Context is the context of the guest call in progress, or nil between
+// calls. Only the goroutine running the call may use it.
+func (c *Call) Context() context.Context { return c.ctx }
+
 func (c *Call) Done() {
 	c.ctx = nil
 	c.input = nil
