@@ -274,8 +274,10 @@ func wasmOptions(name string, pc config.Plugin, logger *slog.Logger) (wasm.Optio
 		lim.Deadlines = wasm.DeadlineInterrupt
 	case "at-host-calls":
 		lim.Deadlines = wasm.DeadlineAtHostCalls
+	case "close-on-context-done":
+		lim.Deadlines = wasm.DeadlineCloseOnContextDone
 	default:
-		return wasm.Options{}, fmt.Errorf("limits.deadlines %q: use interrupt or at-host-calls", pc.Limits.Deadlines)
+		return wasm.Options{}, fmt.Errorf("limits.deadlines %q: use interrupt, at-host-calls or close-on-context-done", pc.Limits.Deadlines)
 	}
 	return wasm.Options{Name: name, Config: pc.Config, AllowedHosts: pc.AllowedHosts, Limits: lim, Logger: logger}, nil
 }
