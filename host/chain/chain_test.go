@@ -685,3 +685,31 @@ func TestOverrideOfAFilteredOutInterceptor(t *testing.T) {
 		t.Fatalf("ran %v", got)
 	}
 }
+
+// earlyClock is a source that, like a wasm plugin checking the clock, gives
+// up when the deadline has passed by time, before ctx's timer has fired.
+type earlyClock struct{ listOnly }
+
+func (earlyClock) Invoke(ctx context.Context, p *spec.InvokeParams) (*spec.Result, error) {
+	d, _ := ctx.Deadline()
+	time.Sleep(time.Until(d))
+	return nil, spec.InvocationTimeout(p.Name, 0, p.Phase)
+}
+
+func TestChainTimeoutSeenByClock(t *testing.T) {
+	src := earlyClock{listOnly{spec.Interceptor{Name: "slow", Type: spec.TypeValidation, Hooks: []spec.Hook{{Events: []string{"*"}, Phase: spec.PhaseRequest}}}}}
+	c, err := chain.New(context.Background(), []chain.Source{src}, chain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		res, err := c.Run(context.Background(), &spec.ChainParams{Event: "tools/call", Phase: spec.PhaseRequest,
+			Direction: spec.DirectionSending, Payload: json.RawMessage(callPayload), TimeoutMs: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != spec.StatusTimeout || res.AbortedAt.Type != spec.AbortTimeout {
+			t.Fatalf("status %s abortedAt %+v: the chain's own deadline must read as a chain timeout", res.Status, res.AbortedAt)
+		}
+	}
+}

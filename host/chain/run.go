@@ -204,7 +204,7 @@ func (r *run) invoke(e *entry, payload json.RawMessage) (spec.Result, *failure) 
 }
 
 func (r *run) invokeOnce(e *entry, payload json.RawMessage) (spec.Result, *failure) {
-	if r.ctx.Err() != nil {
+	if expired(r.ctx) {
 		return spec.Result{}, &failure{reason: spec.ReasonTimeout, chainTimeout: true}
 	}
 	ctx := r.ctx
@@ -218,12 +218,12 @@ func (r *run) invokeOnce(e *entry, payload json.RawMessage) (spec.Result, *failu
 	start := time.Now()
 	res, err := SafeInvoke(ctx, e.src, p)
 	took := time.Since(start)
-	if r.ctx.Err() != nil {
+	if expired(r.ctx) {
 		return spec.Result{}, &failure{reason: spec.ReasonTimeout, chainTimeout: true}
 	}
 	if err != nil {
 		var se *spec.Error
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &se) && se.IsTimeout()) {
+		if expired(ctx) || (errors.As(err, &se) && se.IsTimeout()) {
 			return spec.Result{}, &failure{reason: spec.ReasonTimeout, timeout: true}
 		}
 		if errors.As(err, &se) {
@@ -242,6 +242,17 @@ func (r *run) invokeOnce(e *entry, payload json.RawMessage) (spec.Result, *failu
 		out.DurationMs = ms(took)
 	}
 	return out, nil
+}
+
+// expired reports whether ctx is done or its deadline has passed. A source
+// may see its deadline pass (reading the clock) before the context's timer
+// has fired and set Err: the chain must read that as the same deadline.
+func expired(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // SafeInvoke calls src.Invoke and turns a panic into an error: a buggy source
