@@ -247,14 +247,7 @@ func (l *Loader) plugin(ctx context.Context, pc config.Plugin, prev *state) (*lo
 		return nil, false, fmt.Errorf("plugin %s: %w", name, err)
 	}
 	start := time.Now()
-	// A first load compiles the module, which for a Go plugin takes about a
-	// second: say so while it happens, not only afterwards.
-	slow := time.AfterFunc(500*time.Millisecond, func() {
-		l.opts.Logger.Info("compiling plugin (only its first load is slow; later loads use the compilation cache)",
-			"plugin", name, "bytes", len(bin))
-	})
 	p, err := l.opts.Engine.Load(ctx, bin, wopts)
-	slow.Stop()
 	if err != nil {
 		return nil, false, err
 	}

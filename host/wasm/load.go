@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -91,7 +92,14 @@ func (e *Engine) Load(ctx context.Context, bin []byte, opts Options) (_ *Plugin,
 	}
 	// A Go plugin is a few MB of code: compile its functions on every core
 	// (only a cache miss pays for it).
+	// A cold compile of a Go plugin takes about a second: say so while it
+	// happens (a cache hit finishes long before the timer).
+	slow := time.AfterFunc(500*time.Millisecond, func() {
+		logger.Info("compiling plugin (only its first load is slow; later loads use the compilation cache)",
+			"plugin", name, "bytes", len(code))
+	})
 	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0)), code)
+	slow.Stop()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotWasm, err)
 	}
