@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/airlock-mcp/airlock/internal/jsonscan"
+
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -36,11 +38,11 @@ func inputSize(p *spec.InvokeParams, ctxJSON []byte) int {
 // appendInput appends the interceptor/invoke params object of p to dst.
 func appendInput(dst []byte, p *spec.InvokeParams, ctxJSON []byte) []byte {
 	dst = append(dst, `{"name":`...)
-	dst = appendString(dst, p.Name)
+	dst = jsonscan.AppendString(dst, p.Name)
 	dst = append(dst, `,"event":`...)
-	dst = appendString(dst, p.Event)
+	dst = jsonscan.AppendString(dst, p.Event)
 	dst = append(dst, `,"phase":`...)
-	dst = appendString(dst, string(p.Phase))
+	dst = jsonscan.AppendString(dst, string(p.Phase))
 	dst = append(dst, `,"payload":`...)
 	dst = appendRaw(dst, p.Payload)
 	if len(p.Config) > 0 {
@@ -77,49 +79,7 @@ func appendRaw(dst, b []byte) []byte {
 	return append(dst, b...)
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string, escaping as encoding/json does
-// (minus its HTML escaping, which a plugin does not need): quotes,
-// backslashes, control characters, U+2028/U+2029, and invalid UTF-8 as
-// U+FFFD.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
-}
-
-// stringSize is len(appendString(nil, s)) without building it.
+// stringSize is len(jsonscan.AppendString(nil, s)) without building it.
 func stringSize(s string) int {
 	n := 2
 	for i := 0; i < len(s); {

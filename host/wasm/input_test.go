@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/jsonscan"
+
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -58,7 +60,7 @@ func TestInputEncoding(t *testing.T) {
 
 func TestAppendStringMatchesEncodingJSON(t *testing.T) {
 	for _, s := range []string{"", "plain", "q\"b\\", "\x00\x07\x1f\x7f", "é😀", "\u2028\u2029", "bad\xffutf8\xc3"} {
-		got := appendString(nil, s)
+		got := jsonscan.AppendString(nil, s)
 		var back string
 		if err := json.Unmarshal(got, &back); err != nil {
 			t.Fatalf("%q: %v", s, err)
