@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/airlock-mcp/airlock/internal/jsonscan"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -15,6 +17,22 @@ import (
 // error when it does not.
 var invokeInputs = []struct{ name, in string }{
 	{"host form", `{"name":"a","event":"tools/call","phase":"request","payload":{"name":"x","arguments":{"k":[1,"v"]}}}`},
+	{"host form, every member", `{"name":"a","event":"e/f","phase":"response","config":{"k":1},"timeoutMs":250,` +
+		`"context":{"traceId":"t"},"_meta":{"m":true},"payload":[1, {"}":"{"}] }` + "\n"},
+	{"host form, fast", `{"name":"secret-scan","event":"tools/call","phase":"request","config":{"k":[1]},"timeoutMs":250,` +
+		`"context":{"traceId":"t","principal":{"type":"user","id":"u"}},"_meta":{"m":1},"payload":{"name":"x"}}`},
+	{"host form, fast, unknown event", `{"name":"a","event":"other/event","phase":"response","payload":"x"}`},
+	{"host form, fast, duplicate", `{"name":"a","name":"secret-scan","event":"e/f","phase":"request","payload":1}`},
+	{"host form, fast, unknown name", `{"name":"zz","event":"e/f","phase":"request","payload":1}`},
+	{"host form, fast, escaped name", `{"name":"n\u0061me","event":"e/f","phase":"request","payload":1}`},
+	{"host form, fast, bad phase", `{"name":"a","event":"e/f","phase":"both","payload":1}`},
+	{"host form, fast, null context", `{"name":"a","event":"e/f","phase":"request","context":null,"payload":1}`},
+	{"host form, fast, big timeout", `{"name":"a","event":"e/f","phase":"request","timeoutMs":9223372036854775807,"payload":1}`},
+	{"host form, fast, zero timeout", `{"name":"a","event":"e/f","phase":"request","timeoutMs":0,"payload":1}`},
+	{"host form, fast, no payload value", `{"name":"a","event":"e/f","phase":"request","payload":}`},
+	{"host form, spaces", "{ \"payload\" :\t\"x\" \r\n}"},
+	{"host form, empty value", `{"name":"a","payload": }`},
+	{"host form, no brace", `{"name":"a","payload":{}`},
 	{"every member", `{"name":"a","event":"e/f","phase":"response","payload":[1],"config":{"k":1},"timeoutMs":250,` +
 		`"context":{"principal":{"type":"user","id":"ann","claims":{"r":["x"]}},"traceId":"t","spanId":"s","timestamp":"2025-01-01T00:00:00Z","sessionId":"q"},"_meta":{"m":true}}`},
 	{"white space and order", " {\n \"payload\" : { \"a\" : 1 } ,\t\"phase\":\"request\" , \"name\" : \"a\", \"event\":\"x/y\" } \n"},
@@ -50,8 +68,8 @@ var invokeInputs = []struct{ name, in string }{
 	{"empty", ``},
 }
 
-func decodeBoth(in []byte, strict bool) (fast *spec.InvokeParams, fastErr error, std *spec.InvokeParams, stdErr error) {
-	inv, err := decodeInvokeMode(in, strict)
+func decodeBoth(in []byte, mode decodeMode) (fast *spec.InvokeParams, fastErr error, std *spec.InvokeParams, stdErr error) {
+	inv, err := decodeInvokeMode(in, mode)
 	if err == nil {
 		fast, err = inv.params()
 	}
@@ -62,26 +80,117 @@ func decodeBoth(in []byte, strict bool) (fast *spec.InvokeParams, fastErr error,
 	return fast, err, std, stdErr
 }
 
-// checkDecode checks both modes of the decoder against encoding/json. The
-// strict mode must agree exactly. The default (trusted) mode must agree
-// whenever encoding/json accepts the input; it may accept more only when
-// the input is not valid JSON at all (it delimits raw members without
-// validating them), never when encoding/json refuses valid JSON.
+// checkDecode checks every mode of the decoder against encoding/json. The
+// strict mode must agree exactly. The trusted mode must agree whenever
+// encoding/json accepts the input; it may accept more only when the input
+// is not valid JSON at all (it delimits raw members without validating
+// them), never when encoding/json refuses valid JSON. The host-order mode
+// (the ABI's) must agree like the trusted mode on every input that keeps
+// the direct ABI's promise: valid JSON whose payload is the last member and
+// appears once.
 func checkDecode(t *testing.T, in []byte) {
 	t.Helper()
-	for _, strict := range []bool{true, false} {
-		fast, fastErr, std, stdErr := decodeBoth(in, strict)
+	checkDecodeFast(t, in)
+	for _, mode := range []decodeMode{strict, trusted, hostOrder} {
+		if mode == hostOrder && !payloadLastOnce(in) {
+			// Still never a crash.
+			_, _ = decodeInvokeMode(in, mode)
+			continue
+		}
+		fast, fastErr, std, stdErr := decodeBoth(in, mode)
 		if stdErr != nil && fastErr != nil {
 			continue
 		}
-		if stdErr != nil && !strict && !json.Valid(in) {
+		if stdErr != nil && mode != strict && !json.Valid(in) {
 			continue // leniency about raw members' syntax, by design
 		}
 		if (fastErr == nil) != (stdErr == nil) {
-			t.Fatalf("%q (strict %v): fast error %v, encoding/json error %v", in, strict, fastErr, stdErr)
+			t.Fatalf("%q (mode %v): fast error %v, encoding/json error %v", in, mode, fastErr, stdErr)
 		}
 		compareParams(t, in, fast, std)
 	}
+}
+
+// fastEntries are the interceptors the decoder's fast path can find while
+// checkDecodeFast runs.
+var fastEntries = func() []*entry {
+	var es []*entry
+	for _, name := range []string{"a", "secret-scan", "n\u0061me"} {
+		desc := spec.Interceptor{Name: name, Type: spec.TypeValidation,
+			Hooks: []spec.Hook{{Events: []string{"tools/call", "e/f"}, Phase: Request}}}
+		es = append(es, &entry{desc: desc})
+	}
+	return es
+}()
+
+// checkDecodeFast checks that the fast path, whenever it answers, gives
+// what the general decoder gives for the input as a host writes it, and
+// finds the interceptor it names.
+func checkDecodeFast(t *testing.T, in []byte) {
+	t.Helper()
+	saveE, saveB := entries, byName
+	defer func() { entries, byName = saveE, saveB }()
+	entries, byName = fastEntries, map[string]*entry{}
+	for _, e := range entries {
+		byName[e.desc.Name] = e
+	}
+	inv, e, ok := decodeFast(in)
+	if !ok {
+		return
+	}
+	want, err := decodeInvokeMode(in, hostOrder)
+	if err != nil {
+		t.Fatalf("%q: the fast path accepted what the general decoder refuses: %v", in, err)
+	}
+	if e != byName[want.name] {
+		t.Fatalf("%q: the fast path found %q, the call is for %q", in, e.desc.Name, want.name)
+	}
+	got, err1 := inv.params()
+	exp, err2 := want.params()
+	if (err1 == nil) != (err2 == nil) || !reflect.DeepEqual(got, exp) {
+		t.Fatalf("%q:\nfast    %+v %v\ngeneral %+v %v", in, got, err1, exp, err2)
+	}
+}
+
+// The fast path must answer for what the host writes, without allocating.
+func TestDecodeFastTakesTheHostForm(t *testing.T) {
+	saveE, saveB := entries, byName
+	defer func() { entries, byName = saveE, saveB }()
+	entries, byName = fastEntries, map[string]*entry{}
+	for _, e := range entries {
+		byName[e.desc.Name] = e
+	}
+	for _, c := range invokeInputs {
+		if !strings.HasPrefix(c.name, "host form, fast") {
+			continue
+		}
+		_, _, ok := decodeFast([]byte(c.in))
+		want := c.name == "host form, fast" || c.name == "host form, fast, unknown event"
+		if ok != want {
+			t.Errorf("%s: fast path taken %v, want %v", c.name, ok, want)
+		}
+	}
+	in := []byte(invokeInputs[slices.IndexFunc(invokeInputs, func(c struct{ name, in string }) bool {
+		return c.name == "host form, fast"
+	})].in)
+	if n := testing.AllocsPerRun(100, func() { decodeFast(in) }); n != 0 {
+		t.Errorf("decodeFast allocates %v times per call", n)
+	}
+}
+
+// payloadLastOnce reports whether in is a valid JSON object whose last
+// member, and only that one, is named payload (as encoding/json matches
+// names).
+func payloadLastOnce(in []byte) bool {
+	n, last := 0, false
+	err := jsonscan.Members(in, func(key, _ []byte) error {
+		last = jsonscan.Key(key, "payload")
+		if last {
+			n++
+		}
+		return nil
+	})
+	return err == nil && last && n == 1
 }
 
 func compareParams(t *testing.T, in []byte, fast, std *spec.InvokeParams) {
@@ -101,7 +210,7 @@ func TestDecodeInvokeAgreesWithEncodingJSON(t *testing.T) {
 }
 
 func TestDecodeInvokeIsZeroCopy(t *testing.T) {
-	in := []byte(`{"name":"a","payload":{"big":"x"},"config":{},"_meta":{}}`)
+	in := []byte(`{"name":"a","config":{},"_meta":{},"payload":{"big":"x"}}`)
 	inv, err := decodeInvoke(in)
 	if err != nil {
 		t.Fatal(err)

@@ -24,20 +24,25 @@ func dispatch(h hostapi.Host, input []byte) ([]byte, error) {
 // dispatchInto is dispatch appending the output to dst. The call keeps
 // slices of input (the raw payload, config and _meta) only while it runs.
 func dispatchInto(dst []byte, h hostapi.Host, input []byte) (out []byte, err error) {
-	inv, err := decodeInvoke(input)
-	if err != nil {
-		return nil, fmt.Errorf("pdk: the input is not interceptor/invoke params: %w", err)
-	}
-	e := byName[inv.name]
-	if e == nil {
-		return nil, fmt.Errorf("pdk: this plugin has no interceptor named %q", inv.name)
+	inv, e, ok := decodeFast(input)
+	if !ok {
+		if inv, err = decodeInvoke(input); err != nil {
+			return nil, fmt.Errorf("pdk: the input is not interceptor/invoke params: %w", err)
+		}
+		if e = byName[inv.name]; e == nil {
+			return nil, fmt.Errorf("pdk: this plugin has no interceptor named %q", inv.name)
+		}
 	}
 	c := &Call{inv: inv, typ: e.desc.Type, host: h}
 	res := spec.Result{Interceptor: inv.name, Type: e.desc.Type, Phase: inv.phase}
 	if err := run(c, e, &res); err != nil {
 		return nil, err
 	}
-	out, err = appendResult(dst, &res)
+	if inv.phase == Request || inv.phase == Response {
+		out, err = appendResultBody(append(dst, e.head(inv.phase)...), &res)
+	} else {
+		out, err = appendResult(dst, &res)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("interceptor %q: %w", inv.name, err)
 	}

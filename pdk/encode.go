@@ -20,12 +20,22 @@ import (
 
 // appendResult appends the JSON of r to dst.
 func appendResult(dst []byte, r *spec.Result) ([]byte, error) {
+	return appendResultBody(appendResultHead(dst, r), r)
+}
+
+// appendResultHead appends the opening of r's JSON: the members that echo
+// the call. An interceptor's heads are computed once (entry.head).
+func appendResultHead(dst []byte, r *spec.Result) []byte {
 	dst = append(dst, `{"interceptor":`...)
 	dst = appendJSONString(dst, r.Interceptor)
 	dst = append(dst, `,"type":`...)
 	dst = appendJSONString(dst, string(r.Type))
 	dst = append(dst, `,"phase":`...)
-	dst = appendJSONString(dst, string(r.Phase))
+	return appendJSONString(dst, string(r.Phase))
+}
+
+// appendResultBody appends the rest of r's JSON after its head.
+func appendResultBody(dst []byte, r *spec.Result) ([]byte, error) {
 	if r.DurationMs != 0 {
 		dst = append(dst, `,"durationMs":`...)
 		var err error

@@ -30,22 +30,44 @@ type invocation struct {
 	// over the previous one, as encoding/json does); nil when absent or
 	// null.
 	ctx [][]byte
+	// ctx1 is the one context object of the fast path (decodeFast), which
+	// leaves ctx nil: a slice of one would be an allocation per call.
+	ctx1 []byte
 }
 
-// decodeInvoke decodes input as interceptor/invoke params.
+// decodeInvoke decodes input as interceptor/invoke params written by a host
+// of the direct ABI.
 //
-// The host writes the input around raw members it has checked (the payload,
-// config, context and _meta are JSON it received or produced), so the raw
-// members are only delimited here, not validated again: validating a 64 KiB
-// payload costs more inside WebAssembly than the rest of the call. The
-// envelope itself, and every member the PDK decodes, is validated.
-func decodeInvoke(input []byte) (invocation, error) { return decodeInvokeMode(input, false) }
+// Such a host writes the payload as the input's last member (abi/README.md
+// section 2.4), so the payload is found without being read: everything from
+// its colon to the closing brace. The other raw members (config, context,
+// _meta) are only delimited, not validated: the host checked them. Either
+// way a 64 KiB payload costs nothing here, where reading it would cost more
+// inside WebAssembly than the rest of the call. The envelope itself, and
+// every member the PDK decodes, is validated.
+func decodeInvoke(input []byte) (invocation, error) { return decodeInvokeMode(input, hostOrder) }
 
-// decodeInvokeMode is decodeInvoke; strict validates the raw members too
-// (then it accepts exactly what encoding/json accepts).
-func decodeInvokeMode(input []byte, strict bool) (inv invocation, err error) {
-	iterate := jsonscan.MembersTrusted
-	if strict {
+// decodeMode is how much decodeInvokeMode trusts its input.
+type decodeMode int
+
+const (
+	// hostOrder trusts the direct ABI's guarantees: raw members are valid
+	// JSON and the payload is the last member.
+	hostOrder decodeMode = iota
+	// trusted delimits raw members without validating them.
+	trusted
+	// strict validates everything: it accepts exactly what encoding/json
+	// accepts.
+	strict
+)
+
+// decodeInvokeMode is decodeInvoke with the given trust in the input.
+func decodeInvokeMode(input []byte, mode decodeMode) (inv invocation, err error) {
+	iterate := func(b []byte, fn func(key, val []byte) error) error { return jsonscan.MembersLast(b, "payload", fn) }
+	switch mode {
+	case trusted:
+		iterate = jsonscan.MembersTrusted
+	case strict:
 		iterate = jsonscan.Members
 	}
 	err = iterate(input, func(key, val []byte) error {
@@ -207,7 +229,11 @@ func decodePrincipal(p *spec.Principal, raw []byte) error {
 
 // params builds the spec form of the invocation.
 func (inv *invocation) params() (*spec.InvokeParams, error) {
-	ctx, err := decodeContext(inv.ctx)
+	raws := inv.ctx
+	if inv.ctx1 != nil {
+		raws = [][]byte{inv.ctx1}
+	}
+	ctx, err := decodeContext(raws)
 	if err != nil {
 		return nil, err
 	}

@@ -68,6 +68,18 @@ type entry struct {
 	val  ValidatorFunc
 	mut  MutatorFunc
 	sink SinkFunc
+	// heads are the openings of the interceptor's results in the request
+	// and the response phase (appendResultHead), encoded once.
+	heads [2][]byte
+}
+
+// head returns the opening of the interceptor's results in phase.
+func (e *entry) head(phase Phase) []byte {
+	i := 0
+	if phase == Response {
+		i = 1
+	}
+	return e.heads[i]
 }
 
 var (
@@ -110,6 +122,9 @@ func register(d Descriptor, typ spec.Type, e *entry, nilFn bool) {
 		return
 	}
 	e.desc = desc
+	for i, ph := range []Phase{Request, Response} {
+		e.heads[i] = appendResultHead(nil, &spec.Result{Interceptor: desc.Name, Type: typ, Phase: ph})
+	}
 	entries = append(entries, e)
 	byName[d.Name] = e
 }

@@ -34,10 +34,9 @@ func (d *Interceptor) MatchesAnyPhase(event string) bool {
 
 // InvokeParams are the params of interceptor/invoke.
 type InvokeParams struct {
-	Name    string          `json:"name"`
-	Event   string          `json:"event"`
-	Phase   Phase           `json:"phase"`
-	Payload json.RawMessage `json:"payload"`
+	Name  string `json:"name"`
+	Event string `json:"event"`
+	Phase Phase  `json:"phase"`
 	// Config is the per-call configuration, checked against the
 	// interceptor's configSchema when it has one.
 	Config json.RawMessage `json:"config,omitempty"`
@@ -45,6 +44,11 @@ type InvokeParams struct {
 	TimeoutMs int64           `json:"timeoutMs,omitempty"`
 	Context   *Context        `json:"context,omitempty"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
+	// Payload is the governed message's params (request phase) or result
+	// (response phase). It is the last field so that its JSON is the last
+	// member, which lets a WebAssembly guest take it without reading it
+	// (abi/README.md section 2.4).
+	Payload json.RawMessage `json:"payload"`
 }
 
 // Context tells an interceptor who is calling and where in a trace it runs.

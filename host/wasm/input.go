@@ -43,8 +43,6 @@ func appendInput(dst []byte, p *spec.InvokeParams, ctxJSON []byte) []byte {
 	dst = jsonscan.AppendString(dst, p.Event)
 	dst = append(dst, `,"phase":`...)
 	dst = jsonscan.AppendString(dst, string(p.Phase))
-	dst = append(dst, `,"payload":`...)
-	dst = appendRaw(dst, p.Payload)
 	if len(p.Config) > 0 {
 		dst = append(dst, `,"config":`...)
 		dst = append(dst, p.Config...)
@@ -61,6 +59,10 @@ func appendInput(dst []byte, p *spec.InvokeParams, ctxJSON []byte) []byte {
 		dst = append(dst, `,"_meta":`...)
 		dst = append(dst, p.Meta...)
 	}
+	// The payload is last, as the direct ABI promises guests (abi/README.md
+	// section 2.4): a guest finds it without reading it.
+	dst = append(dst, `,"payload":`...)
+	dst = appendRaw(dst, p.Payload)
 	return append(dst, '}')
 }
 

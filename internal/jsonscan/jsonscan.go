@@ -279,16 +279,29 @@ var ErrNotObject = errors.New("not a JSON object")
 // raw literal (quotes included) and the value's raw bytes. A value that is
 // not an object is ErrNotObject (after validation, so a syntax error wins);
 // an error from fn stops the iteration and is returned.
-func Members(b []byte, fn func(key, val []byte) error) error { return members(b, fn, false) }
+func Members(b []byte, fn func(key, val []byte) error) error { return members(b, fn, false, "") }
 
 // MembersTrusted is Members for input that is known to be valid JSON, or
 // whose member values the caller checks itself: the object's own structure
 // and keys are validated, but each value is only delimited (strings and
 // nesting followed, see [SkipTrusted]), which is several times cheaper for
 // large values. Every input Members accepts it accepts the same way.
-func MembersTrusted(b []byte, fn func(key, val []byte) error) error { return members(b, fn, true) }
+func MembersTrusted(b []byte, fn func(key, val []byte) error) error {
+	return members(b, fn, true, "")
+}
 
-func members(b []byte, fn func(key, val []byte) error, trusted bool) error {
+// MembersLast is MembersTrusted for input whose producer guarantees that
+// the member named last, when present, is the object's final member and
+// appears once (the direct ABI's host writes the payload that way): that
+// member's value is taken as everything between its colon and the object's
+// closing brace, without being scanned, and the iteration ends with it. It
+// is what makes a large payload cost nothing to find. On input that breaks
+// the guarantee the value is wrong; it is never out of b's bounds.
+func MembersLast(b []byte, last string, fn func(key, val []byte) error) error {
+	return members(b, fn, true, last)
+}
+
+func members(b []byte, fn func(key, val []byte) error, trusted bool, last string) error {
 	i := Space(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		if _, _, err := Value(b); err != nil {
@@ -317,6 +330,9 @@ func members(b []byte, fn func(key, val []byte) error, trusted bool) error {
 			return syntax(i, "expected ':'")
 		}
 		vs := Space(b, i+1)
+		if last != "" && Key(b[ks:ke], last) {
+			return lastMember(b, vs, b[ks:ke], fn)
+		}
 		// The object itself is one level of nesting.
 		var ve int
 		if trusted {
@@ -346,6 +362,26 @@ func members(b []byte, fn func(key, val []byte) error, trusted bool) error {
 			return syntax(i, "expected ',' or '}'")
 		}
 	}
+}
+
+// lastMember calls fn with the value that starts at vs and ends at the
+// object's closing brace.
+func lastMember(b []byte, vs int, key []byte, fn func(key, val []byte) error) error {
+	end := len(b)
+	for end > vs && (b[end-1] == ' ' || b[end-1] == '\t' || b[end-1] == '\n' || b[end-1] == '\r') {
+		end--
+	}
+	if end <= vs || b[end-1] != '}' {
+		return syntax(end, "expected '}' at the end of the object")
+	}
+	ve := end - 1
+	for ve > vs && (b[ve-1] == ' ' || b[ve-1] == '\t' || b[ve-1] == '\n' || b[ve-1] == '\r') {
+		ve--
+	}
+	if ve == vs {
+		return syntax(vs, "expected a value")
+	}
+	return fn(key, b[vs:ve])
 }
 
 // Key reports whether the raw key literal (quotes included) names name the

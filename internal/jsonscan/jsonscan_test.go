@@ -139,6 +139,28 @@ func TestMembers(t *testing.T) {
 	}
 }
 
+func TestMembersLast(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"a":1,"payload":{"x":[1,"}"]}}`, `"a"=1|"payload"={"x":[1,"}"]}`},
+		{"{\"Payload\" :\t[1] \n} \r\n", `"Payload"=[1]`},
+		{`{"a":"x","b":{}}`, `"a"="x"|"b"={}`},
+		// Not scanned: a value that runs past a later member is taken whole.
+		{`{"payload":1,"a":2}`, `"payload"=1,"a":2`},
+		{`{"payload": }`, `error`},
+		{`{"payload":1`, `error`},
+		{`{"payload":}`, `error`},
+	} {
+		var got []string
+		err := MembersLast([]byte(c.in), "payload", func(k, v []byte) error {
+			got = append(got, string(k)+"="+string(v))
+			return nil
+		})
+		if s := strings.Join(got, "|"); err != nil && c.want != "error" || err == nil && s != c.want {
+			t.Errorf("%q: got %q, %v; want %s", c.in, s, err, c.want)
+		}
+	}
+}
+
 func FuzzValid(f *testing.F) {
 	for _, c := range validCases {
 		if len(c.in) < 200 {
