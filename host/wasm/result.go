@@ -10,21 +10,36 @@ import (
 // payload; below it, the scan costs about what it saves.
 const echoMin = 512
 
-// decodeResult decodes a plugin's raw result for params.
+// decodeResult decodes a plugin's raw result for params. scratch is a
+// buffer reused across calls.
+//
+// Results in the canonical form plugins write are decoded by decodeFast
+// (result_fast.go), without encoding/json; anything else, errors included,
+// by decodeSlow, with spec.Result's own decoder. Both decide exactly as
+// json.Unmarshal into a spec.Result does.
 //
 // A result very often carries the input payload back unchanged (a mutation
 // with modified:false, which is what most mutators return most of the time).
 // Decoding it with encoding/json would scan it twice and copy it, which for
 // a 64 KiB payload costs more than the whole guest call on the direct ABI.
 // So when the result's top-level "payload" member is byte for byte the input
-// payload, that member is swapped for a placeholder before decoding, and the
-// input's bytes are used as the result's payload: they were valid JSON when
-// they went in, and the rest of the result is still fully decoded and
-// checked. scratch is a buffer reused across calls.
+// payload, it is not scanned again (decodeSlow swaps it for a placeholder
+// before decoding) and the input's bytes are used as the result's payload:
+// they were valid JSON when they went in, and the rest of the result is
+// still fully decoded and checked.
 func decodeResult(out []byte, params *spec.InvokeParams, scratch *[]byte) (*spec.Result, error) {
+	if r, ok := decodeFast(out, params, scratch); ok {
+		return r, nil
+	}
+	return decodeSlow(out, params, scratch)
+}
+
+// decodeSlow is decodeResult with spec.Result's decoder: whatever the input,
+// it decides as json.Unmarshal into a spec.Result does.
+func decodeSlow(out []byte, params *spec.InvokeParams, scratch *[]byte) (*spec.Result, error) {
 	var r spec.Result
 	if len(params.Payload) >= echoMin {
-		if s, e, ok := payloadSpan(out, params.Payload); ok && bytes.Equal(out[s:e], params.Payload) {
+		if s, e, ok := payloadSpan(out, params.Payload); ok && bytes.Equal(out[s:e], params.Payload) && echoable(params.Payload) {
 			rest := append((*scratch)[:0], out[:s]...)
 			rest = append(rest, "{}"...)
 			rest = append(rest, out[e:]...)
