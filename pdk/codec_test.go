@@ -30,6 +30,8 @@ var invokeInputs = []struct{ name, in string }{
 	{"host form, fast, big timeout", `{"name":"a","event":"e/f","phase":"request","timeoutMs":9223372036854775807,"payload":1}`},
 	{"host form, fast, zero timeout", `{"name":"a","event":"e/f","phase":"request","timeoutMs":0,"payload":1}`},
 	{"host form, fast, no payload value", `{"name":"a","event":"e/f","phase":"request","payload":}`},
+	{"host form, fast, blank payload", `{"name":"a","event":"e/f","phase":"request","payload": }`},
+	{"host form, fast, spaced payload", "{\"name\":\"a\",\"event\":\"e/f\",\"phase\":\"request\",\"payload\":[1]\n}"},
 	{"host form, spaces", "{ \"payload\" :\t\"x\" \r\n}"},
 	{"host form, empty value", `{"name":"a","payload": }`},
 	{"host form, no brace", `{"name":"a","payload":{}`},

@@ -53,8 +53,9 @@ func decodeFast(input []byte) (inv invocation, e *entry, ok bool) {
 		key := input[ks:ke]
 		vs := ke + 2
 		if string(key) == "payload" {
-			// The last member: the value runs to the closing brace.
-			if vs >= n-1 {
+			// The last member: the value runs to the closing brace. White
+			// space around it is left to the general decoder, which trims.
+			if vs >= n-1 || isSpace(input[vs]) || isSpace(input[n-2]) {
 				return inv, nil, false
 			}
 			inv.payload = input[vs : n-1 : n-1]
@@ -168,6 +169,8 @@ func (e *entry) event(b []byte) string {
 	}
 	return string(b)
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // plainString returns the index of the closing quote of the string whose
 // contents start at i, and whether those contents are plain: printable
