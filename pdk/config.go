@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/airlock-mcp/airlock/internal/jsonscan"
+	"github.com/airlock-mcp/airlock/pdk/internal/hostapi"
 )
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -49,27 +51,9 @@ func (c *Call) Config(v any) error {
 }
 
 func (c *Call) pluginLayer(s reflect.Value) error {
-	t := s.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name := f.Name
-		if tag, ok := f.Tag.Lookup("json"); ok {
-			n, _, _ := strings.Cut(tag, ",")
-			if n == "-" {
-				continue
-			}
-			if n != "" {
-				name = n
-			}
-		}
-		raw, ok := c.host.Config(name)
-		if !ok {
-			continue
-		}
-		fv := s.Field(i)
+	for _, f := range c.configFields(s.Type()) {
+		fv := s.Field(f.index)
+		raw := f.raw
 		if fv.Kind() == reflect.String && !fv.Addr().Type().Implements(unmarshalerType) {
 			// What encoding/json would do, without reflection: a JSON
 			// string is decoded, null leaves the field alone, anything
@@ -86,8 +70,56 @@ func (c *Call) pluginLayer(s reflect.Value) error {
 				fv.SetString(raw)
 				continue
 			}
-			return fmt.Errorf("pdk: plugin config %q: %w", name, err)
+			return fmt.Errorf("pdk: plugin config %q: %w", f.name, err)
 		}
 	}
 	return nil
+}
+
+// configField is a field of a config struct that the plugin configuration
+// sets, with the raw value it sets.
+type configField struct {
+	index     int
+	name, raw string
+}
+
+// fixedConfigFields caches configFields per struct type for a host whose
+// configuration never changes: inside WebAssembly, walking a struct's
+// fields and tags and asking the host for each name costs microseconds per
+// call, and almost always finds nothing.
+var fixedConfigFields sync.Map // reflect.Type -> []configField
+
+// configFields returns the fields of the struct type t that the plugin
+// configuration sets.
+func (c *Call) configFields(t reflect.Type) []configField {
+	_, fixed := c.host.(hostapi.FixedConfig)
+	if fixed {
+		if fs, ok := fixedConfigFields.Load(t); ok {
+			return fs.([]configField)
+		}
+	}
+	var fs []configField
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name := f.Name
+		if tag, ok := f.Tag.Lookup("json"); ok {
+			n, _, _ := strings.Cut(tag, ",")
+			if n == "-" {
+				continue
+			}
+			if n != "" {
+				name = n
+			}
+		}
+		if raw, ok := c.host.Config(name); ok {
+			fs = append(fs, configField{index: i, name: name, raw: raw})
+		}
+	}
+	if fixed {
+		fixedConfigFields.Store(t, fs)
+	}
+	return fs
 }

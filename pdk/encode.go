@@ -10,7 +10,6 @@ package pdk
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -107,7 +106,14 @@ func appendResultBody(dst []byte, r *spec.Result) ([]byte, error) {
 		dst = strconv.AppendBool(dst, r.Recorded)
 		if len(r.Metrics) > 0 {
 			dst = append(dst, `,"metrics":{`...)
-			for i, k := range slices.Sorted(maps.Keys(r.Metrics)) {
+			// A plain loop and sort: the iterator form is a function call
+			// per key, which shows inside WebAssembly.
+			keys := make([]string, 0, 8)
+			for k := range r.Metrics {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for i, k := range keys {
 				if i > 0 {
 					dst = append(dst, ',')
 				}

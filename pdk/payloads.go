@@ -299,6 +299,23 @@ func (c *Call) LLMResponse() (*LLMResponse, error) {
 	return &v, c.decodeAs("llm/completion", Response, &v)
 }
 
+// PayloadMember is the raw value of the payload's top-level member name,
+// matched as encoding/json matches a field (the last of duplicates, case
+// folded), or nil when the payload is not an object or has no such member.
+// It reads only the top level: cheaper than decoding the payload when a
+// handler needs one member (a request's "name" or "uri", a result's
+// "isError"). Like Payload, it is a view: do not modify it.
+func (c *Call) PayloadMember(name string) json.RawMessage {
+	var raw json.RawMessage
+	_ = jsonscan.MembersTrusted(c.inv.payload, func(key, val []byte) error {
+		if jsonscan.Key(key, name) {
+			raw = val
+		}
+		return nil
+	})
+	return raw
+}
+
 // ToolName is the tool's name of a tools/call request, else "".
 func (c *Call) ToolName() string {
 	if c.inv.event != "tools/call" || c.inv.phase != Request {

@@ -3,9 +3,11 @@ package pdk
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/airlock-mcp/airlock/internal/jsonscan"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -255,6 +257,14 @@ func (r Record) fill(res *spec.Result) error {
 }
 
 func infoJSON(v any, prev error) (json.RawMessage, error) {
+	if raw, ok := v.(json.RawMessage); ok && len(raw) > 0 {
+		// Already JSON: checked, not re-encoded (encoding/json would only
+		// compact it, at a cost that shows inside WebAssembly).
+		if !jsonscan.Valid(raw) {
+			return nil, errors.New("info: the json.RawMessage is not valid JSON")
+		}
+		return raw, prev
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("info: %w", err)

@@ -145,6 +145,57 @@ func TestConfigLayers(t *testing.T) {
 	}
 }
 
+// fixedHost is a host whose configuration is fixed, like the real one; it
+// counts the lookups.
+type fixedHost struct {
+	fakeHost
+	lookups *int
+}
+
+func (fixedHost) FixedConfig() {}
+
+func (h fixedHost) Config(k string) (string, bool) { *h.lookups++; return h.fakeHost.Config(k) }
+
+func TestConfigOfAFixedHostIsReadOnce(t *testing.T) {
+	type cfg struct {
+		Allow []string `json:"allow"`
+		Level string   `json:"level"`
+		Max   int      `json:"max"`
+	}
+	n := 0
+	h := fixedHost{fakeHost{map[string]string{"allow": `["a"]`, "level": "warn"}}, &n}
+	for i := range 3 {
+		c := call(`{}`, `{"max":9}`, nil)
+		c.host = h
+		got := cfg{Max: 1, Level: "info"}
+		if err := c.Config(&got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Allow) != 1 || got.Allow[0] != "a" || got.Level != "warn" || got.Max != 9 {
+			t.Fatalf("call %d: config = %+v", i, got)
+		}
+		// Each call decodes its own values: changing one call's slice
+		// changes nothing for the next.
+		got.Allow[0] = "changed"
+	}
+	if n != 3 {
+		t.Errorf("%d config lookups for three calls; want 3 (one per field, once)", n)
+	}
+}
+
+func TestInfoTakesRawJSONAsIs(t *testing.T) {
+	r := Recorded(nil).WithInfo(json.RawMessage(`{"a": [1, 2]}`))
+	if string(r.info) != `{"a": [1, 2]}` || r.err != nil {
+		t.Errorf("info %s, %v", r.info, r.err)
+	}
+	if r := Recorded(nil).WithInfo(json.RawMessage(`{"a":`)); r.err == nil {
+		t.Error("invalid raw info accepted")
+	}
+	if r := Recorded(nil).WithInfo(json.RawMessage(nil)); string(r.info) != "null" || r.err != nil {
+		t.Errorf("nil raw info: %s, %v", r.info, r.err)
+	}
+}
+
 func TestRegistrationErrorsFailDescribe(t *testing.T) {
 	saveE, saveB, saveR := entries, byName, regErrs
 	t.Cleanup(func() { entries, byName, regErrs = saveE, saveB, saveR })
@@ -166,5 +217,17 @@ func TestRegistrationErrorsFailDescribe(t *testing.T) {
 	descs, _ := Registered()
 	if len(descs) != 1 || len(descs[0].Hooks) != 2 {
 		t.Errorf("registered %+v; want one with both expanded", descs)
+	}
+}
+
+func TestPayloadMember(t *testing.T) {
+	c := call(`{"a":1,"uri":"x","A":[2, 3],"isError":true}`, "", nil)
+	for name, want := range map[string]string{"a": `[2,3]`, "uri": `"x"`, "isError": "true", "none": ""} {
+		if got := string(c.PayloadMember(name)); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if got := call(`[1]`, "", nil).PayloadMember("a"); got != nil {
+		t.Errorf("member of an array: %q", got)
 	}
 }

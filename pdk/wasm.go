@@ -114,6 +114,10 @@ func extismStoreU8(addr uint64, v uint32)
 // wasmHost is the real host.
 type wasmHost struct{}
 
+// FixedConfig: a plugin's configuration is set when it is loaded, for its
+// whole life.
+func (wasmHost) FixedConfig() {}
+
 // strPtr returns a pointer to s's bytes (a dummy for the empty string: the
 // host reads 0 bytes there).
 func strPtr(s string) unsafe.Pointer {

@@ -81,6 +81,12 @@ func TestAuditLog(t *testing.T) {
 					t.Errorf("entry = %+v", e)
 				}
 			}},
+		{Name: "prompt get", Event: "prompts/get", Phase: spec.PhaseRequest, Payload: `{"arguments":{"n":"x"},"Name":"gr\u0065et"}`,
+			Recorded: true, Check: func(t *testing.T, r *spec.Result) {
+				if e := entry(t, r); e.Prompt != "greet" {
+					t.Errorf("entry = %+v", e)
+				}
+			}},
 		{Name: "payload included and truncated on request", Event: "custom/op", Phase: spec.PhaseRequest,
 			Config: `{"includePayload":true,"maxPayloadBytes":10}`, Payload: `{"abcdefghijklmnop":1}`, Recorded: true,
 			Check: func(t *testing.T, r *spec.Result) {
@@ -94,12 +100,12 @@ func TestAuditLog(t *testing.T) {
 	}
 	plugintest.Run(t, targets, spec.TypeSink, cases)
 
-	if got := env.LogText(); strings.Count(got, "audit {") != 4 || strings.Contains(got, "hunter2") {
+	if got := env.LogText(); strings.Count(got, "audit {") != 5 || strings.Contains(got, "hunter2") {
 		t.Errorf("host log:\n%s", got)
 	}
 	if !testing.Short() {
 		got := logs.String()
-		if strings.Count(got, `audit {`) != 4 || !strings.Contains(got, `\"tool\":\"deploy\"`) || strings.Contains(got, "hunter2") {
+		if strings.Count(got, `audit {`) != 5 || !strings.Contains(got, `\"tool\":\"deploy\"`) || strings.Contains(got, "hunter2") {
 			t.Errorf("wasm log:\n%s", got)
 		}
 	}

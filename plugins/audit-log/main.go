@@ -71,22 +71,17 @@ func record(c *pdk.Call) pdk.Record {
 		TraceID: ctx.TraceID, SpanID: ctx.SpanID, SessionID: ctx.SessionID, Timestamp: ctx.Timestamp,
 		Bytes: len(payload), SHA256: hex.EncodeToString(sum[:]), Meta: c.Meta(),
 	}
-	// What the payload is about, without its content.
-	var about struct {
-		Name    string `json:"name"`
-		URI     string `json:"uri"`
-		IsError bool   `json:"isError"`
-	}
-	_ = json.Unmarshal(payload, &about)
+	// What the payload is about, without its content (and without decoding
+	// it: only the member needed is read).
 	switch {
 	case c.Phase() == pdk.Request && c.Event() == "tools/call":
-		e.Tool = about.Name
+		e.Tool = c.ToolName()
 	case c.Phase() == pdk.Request && c.Event() == "prompts/get":
-		e.Prompt = about.Name
+		e.Prompt = stringMember(c, "name")
 	case c.Phase() == pdk.Request && (c.Event() == "resources/read" || c.Event() == "resources/subscribe"):
-		e.Resource = about.URI
+		e.Resource = stringMember(c, "uri")
 	case c.Phase() == pdk.Response && c.Event() == "tools/call":
-		e.IsError = about.IsError
+		e.IsError = string(c.PayloadMember("isError")) == "true"
 	}
 	if cfg.IncludePayload {
 		p := string(payload)
@@ -118,5 +113,15 @@ func record(c *pdk.Call) pdk.Record {
 		level = abi.LogWarn
 	}
 	c.Log(level, "audit "+string(line))
-	return pdk.Recorded(map[string]float64{"bytes": float64(len(payload)), "seq": float64(seq)}).WithInfo(e)
+	// The record is the info too, encoded once.
+	return pdk.Recorded(map[string]float64{"bytes": float64(len(payload)), "seq": float64(seq)}).WithInfo(json.RawMessage(line))
+}
+
+// stringMember is the payload's top-level string member name, or "".
+func stringMember(c *pdk.Call, name string) string {
+	var s string
+	if raw := c.PayloadMember(name); len(raw) > 0 && raw[0] == '"' {
+		_ = json.Unmarshal(raw, &s)
+	}
+	return s
 }

@@ -70,3 +70,29 @@ func TestPIIRedactPluginConfig(t *testing.T) {
 			Modified: true, Want: `{"message":{"role":"assistant","content":"card ***"}}`},
 	})
 }
+
+// A kind's prefilter may skip only strings with nothing it would redact,
+// and must skip strings without enough digits (or no @ for e-mail).
+func TestPrefiltersNeverHideAMatch(t *testing.T) {
+	for _, s := range []string{
+		"mail ann.lee+x@example.co.uk now", "card 4111 1111 1111 1111 ok", "3782-822463-10005",
+		"pay to GB82 WEST 1234 5698 7654 32 today", "DE89370400440532013000", "SSN 123-45-6789.",
+		"call +44 20 7946 0958", "(415) 555-2671 or 415.555.2671", "a@b.io 4111111111111111 123-45-6789",
+		"build 42 passed in 3.2s", "room 555-1234, tel ext 12", "+1 22 33", "x@y",
+	} {
+		for _, k := range kinds {
+			redacts := false
+			for _, m := range k.re.FindAllString(s, -1) {
+				redacts = redacts || k.check == nil || k.check(m)
+			}
+			if redacts && !k.maybe(s) {
+				t.Errorf("%s in %q: the prefilter skips a match", k.name, s)
+			}
+		}
+	}
+	for _, k := range kinds {
+		if k.maybe("build 42 passed in 3.2s, x") && k.name != "iban" {
+			t.Errorf("%s: the prefilter lets a string with two digits and no @ through", k.name)
+		}
+	}
+}

@@ -65,6 +65,10 @@ type detector struct {
 	label string
 	// hints: the regexp runs only on strings that contain one of them.
 	hints []string
+	// maybe, when set, must accept a string for the regexp to run on it: a
+	// cheap test the regexp's matches always pass (regexps are slow inside
+	// WebAssembly, and most strings are not secrets).
+	maybe func(s string) bool
 	re    *regexp.Regexp
 	// group is the submatch that is the secret (0: the whole match).
 	group int
@@ -93,7 +97,29 @@ var detectors = []detector{
 		check: isJWT},
 	{id: "generic-assignment", label: "high-entropy value assigned to a secret-like name",
 		re:    regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|auth[_-]?key|credential|private[_-]?key)[a-z0-9_.-]*["']?\s*[:=]\s*["']?([A-Za-z0-9_\-+/=.~!@#$%^&*]{16,})`),
-		group: 1, check: highEntropy},
+		group: 1, check: highEntropy, maybe: func(s string) bool { return strings.ContainsAny(s, ":=") && namesSecret(s) }},
+}
+
+// secretWords are what every name secretName and the generic-assignment
+// detector match contains, in ASCII lower case.
+var secretWords = []string{"secret", "token", "passw", "pwd", "key", "credential"}
+
+// namesSecret reports whether s may contain a secret-like name: false only
+// when s is ASCII and has none of secretWords in any case. (Beyond ASCII,
+// case folding maps other letters onto them, such as K, the Kelvin sign.)
+func namesSecret(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return true
+		}
+	}
+	low := strings.ToLower(s)
+	for _, w := range secretWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // secretName matches a JSON member name that announces a secret.
@@ -142,7 +168,7 @@ func validate(c *pdk.Call) pdk.Verdict {
 		found := false
 		for i := range detectors {
 			d := &detectors[i]
-			if !enabled(d.id) || !hinted(s, d.hints) {
+			if !enabled(d.id) || !hinted(s, d.hints) || d.maybe != nil && !d.maybe(s) {
 				continue
 			}
 			for _, m := range d.re.FindAllStringSubmatch(s, -1) {
@@ -159,7 +185,7 @@ func validate(c *pdk.Call) pdk.Verdict {
 			}
 		}
 		// A bare value under a secret-like member name: {"api_key": "..."}.
-		if !found && enabled("generic-assignment") && secretName.MatchString(path.Last()) &&
+		if !found && enabled("generic-assignment") && namesSecret(path.Last()) && secretName.MatchString(path.Last()) &&
 			valueOnly.MatchString(s) && highEntropy(s, &cfg) && !allowed(s) {
 			v.Add(spec.Severity(cfg.Severity), path.String(), "high-entropy value in the secret-like field "+
 				quote(path.Last())+" ("+mask(s)+") [generic-assignment]")

@@ -103,3 +103,31 @@ func TestSecretsOtherEvents(t *testing.T) {
 			Payload: `{"name":"summarise","arguments":{"text":"quarterly numbers"}}`, Valid: true},
 	})
 }
+
+// The prefilters may only skip strings the regexps would not match.
+func TestPrefiltersNeverHideAMatch(t *testing.T) {
+	generic := detectors[len(detectors)-1]
+	if generic.id != "generic-assignment" {
+		t.Fatal("generic-assignment is not the last detector")
+	}
+	words := []string{"secret", "TOKEN", "Passwd", "password", "pwd", "api_key", "accessKey", "auth-key",
+		"Credential", "private_key", "\u212aey", "\u017fecret", "name", "text", "kee", "passd"}
+	seps := []string{"=", ": ", "\":\"", " ", ""}
+	values := []string{"Zx9vQ2mL8kR4tW7yB3nC", "short", "hello world"}
+	for _, w := range words {
+		for _, sep := range seps {
+			for _, v := range values {
+				s := "my_" + w + sep + v
+				if generic.re.MatchString(s) && !generic.maybe(s) {
+					t.Errorf("%q: the regexp matches, the prefilter skips it", s)
+				}
+			}
+		}
+		if secretName.MatchString(w) && !namesSecret(w) {
+			t.Errorf("%q: secretName matches, namesSecret says no", w)
+		}
+	}
+	if generic.maybe("lorem ipsum dolor sit amet") || namesSecret("text") {
+		t.Error("the prefilter lets plain text through")
+	}
+}

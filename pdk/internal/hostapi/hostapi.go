@@ -18,6 +18,11 @@ type Host interface {
 	Config(key string) (string, bool)
 }
 
+// FixedConfig is implemented by a host whose plugin configuration cannot
+// change during the plugin's life (the real host): the PDK may then cache
+// what it reads of it.
+type FixedConfig interface{ FixedConfig() }
+
 // Set by package pdk when it is initialised, so that pdktest can drive the
 // PDK's registry without pdk exporting a dispatch function.
 var (
