@@ -20,7 +20,7 @@ import (
 	"github.com/airlock-mcp/airlock/host/wasm/internal/deadline"
 	"github.com/airlock-mcp/airlock/host/wasm/internal/hostenv"
 	"github.com/airlock-mcp/airlock/host/wasm/internal/pool"
-	"github.com/airlock-mcp/airlock/host/wasm/internal/wasmbin"
+	"github.com/airlock-mcp/airlock/internal/wasmbin"
 	"github.com/airlock-mcp/airlock/spec"
 )
 

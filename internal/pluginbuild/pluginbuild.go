@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock-mcp/airlock/abi"
 	"github.com/airlock-mcp/airlock/host/wasm"
+	"github.com/airlock-mcp/airlock/internal/wasmbin"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -176,47 +177,17 @@ func Inspect(bin []byte) (*Module, error) {
 	if len(bin) < 8 || !bytes.Equal(bin[:4], []byte("\x00asm")) {
 		return nil, errors.New("not a WebAssembly binary module")
 	}
-	m := &Module{}
-	r := reader{b: bin, i: 8}
-	for r.i < len(r.b) {
-		id := r.byte()
-		size := int(r.u32())
-		end := r.i + size
-		if r.err != nil || end > len(r.b) {
-			return nil, errors.New("truncated section")
-		}
-		switch id {
-		case 2: // imports
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
-				mod, name := r.name(), r.name()
-				switch kind := r.byte(); kind {
-				case 0:
-					r.u32()
-				case 1:
-					r.byte()
-					r.limits()
-				case 2:
-					r.limits()
-				case 3:
-					r.byte()
-					r.byte()
-				default:
-					r.err = fmt.Errorf("unknown import kind %d", kind)
-				}
-				m.Imports = append(m.Imports, mod+"."+name)
-			}
-		case 7: // exports
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
-				name := r.name()
-				r.byte()
-				r.u32()
-				m.Exports = append(m.Exports, name)
-			}
-		}
-		if r.err != nil {
-			return nil, r.err
-		}
-		r.i = end
+	imports, err := wasmbin.Imports(bin)
+	if err != nil {
+		return nil, err
+	}
+	exports, err := wasmbin.Exports(bin)
+	if err != nil {
+		return nil, err
+	}
+	m := &Module{Exports: exports}
+	for _, im := range imports {
+		m.Imports = append(m.Imports, im.Module+"."+im.Name)
 	}
 	has := func(s string) bool {
 		for _, e := range m.Exports {
@@ -233,53 +204,4 @@ func Inspect(bin []byte) (*Module, error) {
 		m.Convention = string(wasm.ConventionExtism)
 	}
 	return m, nil
-}
-
-type reader struct {
-	b   []byte
-	i   int
-	err error
-}
-
-func (r *reader) byte() byte {
-	if r.i >= len(r.b) {
-		r.err = errors.New("truncated module")
-		return 0
-	}
-	c := r.b[r.i]
-	r.i++
-	return c
-}
-
-func (r *reader) u32() uint32 {
-	var v uint32
-	for shift := 0; shift < 35; shift += 7 {
-		c := r.byte()
-		v |= uint32(c&0x7f) << shift
-		if c&0x80 == 0 {
-			return v
-		}
-	}
-	r.err = errors.New("bad LEB128")
-	return 0
-}
-
-func (r *reader) name() string {
-	n := int(r.u32())
-	if r.err != nil || r.i+n > len(r.b) {
-		r.err = errors.New("truncated name")
-		return ""
-	}
-	s := string(r.b[r.i : r.i+n])
-	r.i += n
-	return s
-}
-
-func (r *reader) limits() {
-	if flags := r.byte(); flags&1 != 0 {
-		r.u32()
-		r.u32()
-	} else {
-		r.u32()
-	}
 }

@@ -34,3 +34,30 @@ func TestImports(t *testing.T) {
 		t.Fatalf("empty module: %v %v", imps, err)
 	}
 }
+
+func TestExports(t *testing.T) {
+	// (module (func) (memory 1) (export "f" (func 0)) (export "memory" (memory 0)))
+	bin := []byte{
+		0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+		0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // type section: () -> ()
+		0x03, 0x02, 0x01, 0x00, // function section
+		0x05, 0x03, 0x01, 0x00, 0x01, // memory section
+		0x07, 0x0e, 0x02, // export section, 2 entries
+		0x01, 'f', 0x00, 0x00,
+		0x06, 'm', 'e', 'm', 'o', 'r', 'y', 0x02, 0x00,
+		0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b, // code section
+	}
+	got, err := Exports(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, []string{"f", "memory"}) {
+		t.Fatalf("got %q", got)
+	}
+	if _, err := Exports(bin[:30]); err == nil {
+		t.Fatal("truncated export section: no error")
+	}
+	if exps, err := Exports(bin[:8]); err != nil || exps != nil {
+		t.Fatalf("empty module: %v %v", exps, err)
+	}
+}
