@@ -162,6 +162,7 @@ func TestConfigOfAFixedHostIsReadOnce(t *testing.T) {
 		Level string   `json:"level"`
 		Max   int      `json:"max"`
 	}
+	fixedConfigFields.Clear() // as in a new plugin instance (and for -count)
 	n := 0
 	h := fixedHost{fakeHost{map[string]string{"allow": `["a"]`, "level": "warn"}}, &n}
 	for i := range 3 {
