@@ -63,8 +63,12 @@ func init() {
 type detector struct {
 	id    string
 	label string
-	// hints: the regexp runs only on strings that contain one of them.
-	hints []string
+	// hints: the regexp runs only on strings that contain one of them,
+	// followed by at least follow bytes of class when follow is set (what
+	// the regexp needs right after the hint).
+	hints  []string
+	follow int
+	class  func(c byte) bool
 	// maybe, when set, must accept a string for the regexp to run on it: a
 	// cheap test the regexp's matches always pass (regexps are slow inside
 	// WebAssembly, and most strings are not secrets).
@@ -78,23 +82,26 @@ type detector struct {
 
 var detectors = []detector{
 	{id: "aws-access-key", label: "AWS access key ID", hints: []string{"AKIA", "ASIA", "ABIA", "ACCA"},
-		re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`),
+		re:     regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`),
+		follow: 16, class: isUpperAlnum,
 		// AWS documents its example keys with the suffix EXAMPLE.
 		check: func(s string, _ *Config) bool { return !strings.HasSuffix(s, "EXAMPLE") }},
 	{id: "aws-secret-key", label: "AWS secret access key", hints: []string{"ws_secret", "WS_SECRET", "wsSecret", "secretAccessKey", "SecretAccessKey"},
 		re:    regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b`),
 		group: 1},
 	{id: "github-token", label: "GitHub token", hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{60,255})\b`)},
+		re:     regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{60,255})\b`),
+		follow: 36, class: isWord},
 	{id: "stripe-key", label: "Stripe secret key", hints: []string{"sk_live_", "sk_test_", "rk_live_", "rk_test_"},
-		re: regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,247}\b`)},
+		re:     regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,247}\b`),
+		follow: 16, class: isAlnum},
 	{id: "slack-token", label: "Slack token", hints: []string{"xox", "hooks.slack.com"},
 		re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,250}|https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+`)},
 	{id: "private-key", label: "private key block", hints: []string{"PRIVATE KEY"},
 		re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
 	{id: "jwt", label: "JSON Web Token", hints: []string{"eyJ"},
-		re:    regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`),
-		check: isJWT},
+		re:     regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}`),
+		follow: 8, class: isBase64URL, check: isJWT},
 	{id: "generic-assignment", label: "high-entropy value assigned to a secret-like name",
 		re:    regexp.MustCompile(`(?i)\b[a-z0-9_.-]*(?:secret|token|passw(?:or)?d|pwd|api[_-]?key|access[_-]?key|auth[_-]?key|credential|private[_-]?key)[a-z0-9_.-]*["']?\s*[:=]\s*["']?([A-Za-z0-9_\-+/=.~!@#$%^&*]{16,})`),
 		group: 1, check: highEntropy, maybe: func(s string) bool { return strings.ContainsAny(s, ":=") && namesSecret(s) }},
@@ -166,9 +173,10 @@ func validate(c *pdk.Call) pdk.Verdict {
 			return
 		}
 		found := false
+		candidates := hinted(s)
 		for i := range detectors {
 			d := &detectors[i]
-			if !enabled(d.id) || !hinted(s, d.hints) || d.maybe != nil && !d.maybe(s) {
+			if candidates&(1<<i) == 0 || !enabled(d.id) || d.maybe != nil && !d.maybe(s) {
 				continue
 			}
 			for _, m := range d.re.FindAllStringSubmatch(s, -1) {
@@ -194,17 +202,64 @@ func validate(c *pdk.Call) pdk.Verdict {
 	return v
 }
 
-func hinted(s string, hints []string) bool {
-	if len(hints) == 0 {
-		return true
-	}
-	for _, h := range hints {
-		if strings.Contains(s, h) {
-			return true
+// hintsAt lists, for each byte, the hints that start with it: one pass over
+// a string finds every detector whose hint it holds. (A strings.Index per
+// hint per string cost more than the rest of the plugin: regexps and
+// searches are slow inside WebAssembly, and most strings hold no secret.)
+var hintsAt = func() (t [256][]hintRef) {
+	for i := range detectors {
+		for _, h := range detectors[i].hints { // each at least two bytes long
+			t[h[0]] = append(t[h[0]], hintRef{i, h})
 		}
 	}
-	return false
+	return t
+}()
+
+type hintRef struct {
+	detector int
+	hint     string
 }
+
+// hinted returns the set of detectors (bit i for detectors[i]) whose
+// regexp may match s: those without hints, and those with a hint in s
+// followed by what the regexp needs right after it.
+func hinted(s string) uint64 {
+	var set uint64
+	for i := range detectors {
+		if len(detectors[i].hints) == 0 {
+			set |= 1 << i
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		for _, r := range hintsAt[s[i]] {
+			d := &detectors[r.detector]
+			// The second byte first: a call to compare strings costs more.
+			if set&(1<<r.detector) == 0 && len(s)-i >= len(r.hint) && s[i+1] == r.hint[1] && s[i:i+len(r.hint)] == r.hint &&
+				(d.follow == 0 || runOf(s[i+len(r.hint):], d.class, d.follow)) {
+				set |= 1 << r.detector
+			}
+		}
+	}
+	return set
+}
+
+// runOf reports whether s starts with at least n bytes of class.
+func runOf(s string, class func(byte) bool, n int) bool {
+	if len(s) < n {
+		return false
+	}
+	for i := range n {
+		if !class(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isUpperAlnum(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+func isAlnum(c byte) bool      { return isUpperAlnum(c) || c >= 'a' && c <= 'z' }
+func isWord(c byte) bool       { return isAlnum(c) || c == '_' }
+func isBase64URL(c byte) bool  { return isWord(c) || c == '-' }
 
 // mask shows enough of a secret to find it, never enough to use it.
 func mask(s string) string {

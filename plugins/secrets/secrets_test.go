@@ -130,4 +130,25 @@ func TestPrefiltersNeverHideAMatch(t *testing.T) {
 	if generic.maybe("lorem ipsum dolor sit amet") || namesSecret("text") {
 		t.Error("the prefilter lets plain text through")
 	}
+
+	// Hints with what must follow them.
+	pat := "github_pat_" + strings.Repeat("A1_b", 16)
+	for _, secret := range []string{awsKey, "ASIA" + awsKey[4:], ghToken, pat, stripe, slack, jwt,
+		"https://hooks.slack.com/services/T0001/B0001/abc", "-----BEGIN RSA PRIVATE KEY-----"} {
+		for _, s := range []string{secret, "x " + secret + " y", "AKIA ghp_ eyJ. " + secret, "\"" + secret + "\","} {
+			for i := range detectors {
+				d := &detectors[i]
+				if d.re.MatchString(s) && hinted(s)&(1<<i) == 0 {
+					t.Errorf("%s: %q matches, the hint test skips it", d.id, s)
+				}
+			}
+		}
+	}
+	for _, s := range []string{"AKIA is not enough", "ghp_short", "eyJhbG.", "sk_live_x"} {
+		for i := range detectors {
+			if d := &detectors[i]; d.follow > 0 && hinted(s)&(1<<i) != 0 {
+				t.Errorf("%s: %q passes the hint test", d.id, s)
+			}
+		}
+	}
 }
