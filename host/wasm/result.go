@@ -3,6 +3,7 @@ package wasm
 import (
 	"bytes"
 
+	"github.com/airlock-mcp/airlock/internal/jsonscan"
 	"github.com/airlock-mcp/airlock/spec"
 )
 
@@ -71,14 +72,14 @@ func decodeSlow(out []byte, params *spec.InvokeParams, scratch *[]byte) (*spec.R
 // them instead of walking them byte by byte: a complete JSON value followed
 // by ',' or '}' can only end there.
 func payloadSpan(b, echo []byte) (start, end int, ok bool) {
-	i := skipSpace(b, 0)
+	i := jsonscan.Space(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return 0, 0, false
 	}
 	i++
 	found := false
 	for {
-		i = skipSpace(b, i)
+		i = jsonscan.Space(b, i)
 		if i >= len(b) {
 			return 0, 0, false
 		}
@@ -89,21 +90,21 @@ func payloadSpan(b, echo []byte) (start, end int, ok bool) {
 			return 0, 0, false
 		}
 		ks := i
-		ke, good := skipString(b, i)
-		if !good {
+		ke, err := jsonscan.SkipTrusted(b, i)
+		if err != nil {
 			return 0, 0, false
 		}
-		i = skipSpace(b, ke)
+		i = jsonscan.Space(b, ke)
 		if i >= len(b) || b[i] != ':' {
 			return 0, 0, false
 		}
-		vs := skipSpace(b, i+1)
+		vs := jsonscan.Space(b, i+1)
 		isPayload := string(b[ks:ke]) == `"payload"`
 		var ve int
-		if j := skipSpace(b, vs+len(echo)); isPayload && len(echo) > 0 && bytes.HasPrefix(b[vs:], echo) &&
+		if j := jsonscan.Space(b, vs+len(echo)); isPayload && len(echo) > 0 && bytes.HasPrefix(b[vs:], echo) &&
 			j < len(b) && (b[j] == ',' || b[j] == '}') {
 			ve = vs + len(echo)
-		} else if ve, good = skipValue(b, vs); !good {
+		} else if ve, err = jsonscan.SkipTrusted(b, vs); err != nil {
 			return 0, 0, false
 		}
 		if isPayload {
@@ -112,73 +113,9 @@ func payloadSpan(b, echo []byte) (start, end int, ok bool) {
 			}
 			start, end, found = vs, ve, true
 		}
-		i = skipSpace(b, ve)
+		i = jsonscan.Space(b, ve)
 		if i < len(b) && b[i] == ',' {
 			i++
 		}
 	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the end of the JSON value that starts at i. It follows
-// strings and nesting only; whether the value is valid is decided elsewhere.
-func skipValue(b []byte, i int) (int, bool) {
-	if i >= len(b) {
-		return i, false
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				var ok bool
-				if i, ok = skipString(b, i); !ok {
-					return i, false
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1, true
-				}
-			}
-			i++
-		}
-		return i, false
-	case ',', '}', ']', ':':
-		return i, false
-	default:
-		for i < len(b) {
-			switch b[i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return i, true
-			}
-			i++
-		}
-		return i, true
-	}
-}
-
-// skipString returns the end of the string literal that starts at b[i]=='"'.
-func skipString(b []byte, i int) (int, bool) {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, true
-		}
-	}
-	return i, false
 }
